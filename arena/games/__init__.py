@@ -1,0 +1,38 @@
+"""The bundled games. Each is also registered as a plugin (``arena.builtin_plugins``)."""
+
+from .base import (
+    TERMINAL,
+    Game,
+    GameError,
+    GameOverError,
+    GameResult,
+    IllegalActionError,
+    InvalidParametersError,
+    NotYourTurnError,
+    Observation,
+    RecordError,
+    State,
+    replay,
+)
+from .how_low import HowLowCanYouGo
+from .twenty_down import TwentyDown
+
+BUILTIN_GAMES: tuple[type[Game], ...] = (HowLowCanYouGo, TwentyDown)
+
+__all__ = [
+    "BUILTIN_GAMES",
+    "TERMINAL",
+    "Game",
+    "GameError",
+    "GameOverError",
+    "GameResult",
+    "HowLowCanYouGo",
+    "IllegalActionError",
+    "InvalidParametersError",
+    "NotYourTurnError",
+    "Observation",
+    "RecordError",
+    "State",
+    "TwentyDown",
+    "replay",
+]

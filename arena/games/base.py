@@ -1,0 +1,394 @@
+"""The small interface every game engine offers, in the style of OpenSpiel's Python games.
+
+A ``Game`` holds the facts (players, parameters, variant) and is immutable; ``game.new_state(seed)``
+gives a mutable ``State`` with a fixed vocabulary: ``current_player()``, ``legal_actions()``,
+``apply_action()``, ``is_terminal()``, ``observation(seat)``, ``result()``, ``clone()``,
+``record()``. Games know nothing about bots, referees or tournaments.
+
+Every random event goes through ``Chance``: from the seed when a game is played, from a record
+when it is replayed. Each event has its own key (``deal-3``), so the same seed gives the same deals
+whatever the players do — the duplicate format of the tournaments relies on that.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from ..cards import ASCII_NAMES, Card, CardError, Suit, parse_card, parse_suit
+
+TERMINAL = -1
+RECORD_FORMAT = "arena-record/1"
+
+
+class GameError(ValueError):
+    """Base of every error an engine raises for bad input."""
+
+
+class InvalidParametersError(GameError):
+    """Parameters no game can be played with (11 players, an unknown variant, ...)."""
+
+
+class IllegalActionError(GameError):
+    """The action is not among the legal actions of the current decision."""
+
+
+class NotYourTurnError(GameError):
+    """An action was given for a seat that is not the one to act."""
+
+
+class GameOverError(GameError):
+    """An action was given after the game ended."""
+
+
+class RecordError(GameError):
+    """A record that does not fit the game it names or does not replay to its stated result."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """Final scores (points or chips, as the game counts them) and ranks, 1 = first.
+
+    Equal ranks are shared in competition style (1, 1, 3); ``winners`` are the seats ranked 1.
+    ``better`` tells whether a higher or a lower score is the better one, for display.
+    """
+
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+    better: str = "higher"
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        return tuple(s for s, r in enumerate(self.ranks) if r == 1)
+
+    def to_json(self) -> dict:
+        return {"scores": list(self.scores), "ranks": list(self.ranks), "better": self.better}
+
+
+def competition_ranks(keys: Sequence) -> tuple[int, ...]:
+    """Ranks 1.. where a smaller key is better and equal keys share a rank (1, 1, 3)."""
+    order = sorted(keys)
+    first_index: dict = {}
+    for i, k in enumerate(order):
+        first_index.setdefault(k, i + 1)
+    return tuple(first_index[k] for k in keys)
+
+
+def to_plain(value: Any) -> Any:
+    """Convert observation and action values to plain JSON: cards as ``QH``, suits as ``H``."""
+    if isinstance(value, Card):
+        return ASCII_NAMES[value]
+    if isinstance(value, Suit):
+        return value.ascii
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, list | tuple | frozenset | set):
+        return [to_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): to_plain(v) for k, v in value.items()}
+    to_json = getattr(value, "to_json", None)
+    if to_json is not None:
+        return to_json()
+    raise TypeError(f"cannot convert {type(value).__name__} to JSON")
+
+
+class Observation:
+    """What one seat may see at one decision. Every game's observation has at least these three.
+
+    Subclasses list their fields in ``fields`` (the order of ``to_json``). An observation is a
+    snapshot: changing it changes nothing in the game.
+    """
+
+    __slots__ = ("game", "seat", "legal_actions")
+    fields: ClassVar[tuple[str, ...]] = ("game", "seat", "legal_actions")
+
+    def to_json(self) -> dict:
+        return {name: to_plain(getattr(self, name)) for name in self.fields}
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{n}={getattr(self, n)!r}" for n in self.fields)
+        return f"{type(self).__name__}({inner})"
+
+
+def action_to_json(action: Any) -> Any:
+    return to_plain(action)
+
+
+def action_from_json(value: Any, legal_actions: Iterable[Any]) -> Any:
+    """The legal action whose JSON form is ``value``; ``IllegalActionError`` if there is none."""
+    for action in legal_actions:
+        if to_plain(action) == value:
+            return action
+    raise IllegalActionError(f"{value!r} is not a legal action here")
+
+
+class Chance:
+    """The source of every random event in one game: a seed, or the script of a record.
+
+    ``shuffled(key, cards)`` returns a new list in random order; ``randrange(key, n)`` a number.
+    Each event is seeded from ``(seed, key)`` alone, so events do not depend on the order or number
+    of earlier ones. Every event is logged, and the log is what a record stores.
+    """
+
+    __slots__ = ("seed", "log", "_script")
+
+    def __init__(self, seed: int | str | None = 0, script: Iterable[dict] | None = None):
+        self.seed = seed
+        self.log: list[tuple[str, Any]] = []
+        self._script = deque(script) if script is not None else None
+
+    def _scripted(self, key: str) -> Any:
+        if not self._script:
+            raise RecordError(f"the record has no chance event {key!r}")
+        event = self._script.popleft()
+        if event.get("event") != key:
+            raise RecordError(f"expected chance event {key!r}, the record has {event.get('event')!r}")
+        return event["value"]
+
+    def shuffled(self, key: str, cards: Sequence[Card]) -> list[Card]:
+        if self._script is None:
+            order = list(cards)
+            random.Random(f"{self.seed}/{key}").shuffle(order)
+        else:
+            try:
+                order = [parse_card(n) for n in self._scripted(key)]
+            except CardError as exc:
+                raise RecordError(f"chance event {key!r}: {exc}") from None
+            if sorted(order) != sorted(cards):
+                raise RecordError(f"chance event {key!r} is not an order of the cards in play")
+        self.log.append((key, order))
+        return order
+
+    def randrange(self, key: str, n: int) -> int:
+        if self._script is None:
+            value = random.Random(f"{self.seed}/{key}").randrange(n)
+        else:
+            value = self._scripted(key)
+            if not isinstance(value, int) or not 0 <= value < n:
+                raise RecordError(f"chance event {key!r}: {value!r} is not in 0..{n - 1}")
+        self.log.append((key, value))
+        return value
+
+    def copy(self) -> Chance:
+        other = Chance.__new__(Chance)
+        other.seed = self.seed
+        other.log = list(self.log)
+        other._script = deque(self._script) if self._script is not None else None
+        return other
+
+    def to_json(self) -> list[dict]:
+        return [{"event": key, "value": to_plain(value)} for key, value in self.log]
+
+
+class Game:
+    """The facts of one game: name, table size, parameters. Subclasses set the class attributes.
+
+    ``parameters`` maps each *param* of the rules to its default; ``variants`` names the optional
+    variants. ``Game(players=4, variant=None, **params)`` checks everything and raises
+    ``InvalidParametersError`` with a specific message.
+    """
+
+    name: ClassVar[str] = ""
+    aliases: ClassVar[tuple[str, ...]] = ()
+    title: ClassVar[str] = ""
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 2
+    default_players: ClassVar[int] = 2
+    parameters: ClassVar[dict[str, int]] = {}
+    variants: ClassVar[tuple[str, ...]] = ()
+    score_name: ClassVar[str] = "score"
+    better: ClassVar[str] = "higher"
+
+    def __init__(self, players: int | None = None, variant: str | None = None, **params: int):
+        players = self.default_players if players is None else players
+        if isinstance(players, bool) or not isinstance(players, int):
+            raise InvalidParametersError(f"{self.name}: players must be a whole number")
+        if not self.min_players <= players <= self.max_players:
+            span = (
+                f"exactly {self.min_players}"
+                if self.min_players == self.max_players
+                else f"{self.min_players} to {self.max_players}"
+            )
+            raise InvalidParametersError(f"{self.name} is played by {span} players, not {players}")
+        if variant is not None and variant not in self.variants:
+            known = ", ".join(self.variants) or "none"
+            raise InvalidParametersError(
+                f"{self.name} has no variant {variant!r} (variants: {known})"
+            )
+        unknown = sorted(set(params) - set(self.parameters))
+        if unknown:
+            known = ", ".join(sorted(self.parameters)) or "none"
+            raise InvalidParametersError(
+                f"{self.name} has no parameter {unknown[0]!r} (parameters: {known})"
+            )
+        values = dict(self.parameters)
+        values.update(params)
+        for key, value in values.items():
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise InvalidParametersError(f"{self.name}: parameter {key} must be a whole number")
+        self.players = players
+        self.variant = variant
+        self.params = values
+        self.check_parameters()
+
+    def check_parameters(self) -> None:
+        """Game-specific checks of ``self.params``; raise ``InvalidParametersError``."""
+
+    def new_state(self, seed: int | str | None = 0) -> State:
+        return self.state_class(self, Chance(seed))
+
+    def replay_state(self, chance_events: Iterable[dict]) -> State:
+        return self.state_class(self, Chance(None, chance_events))
+
+    state_class: ClassVar[type[State]]
+
+    def to_json(self) -> dict:
+        return {
+            "game": self.name,
+            "players": self.players,
+            "variant": self.variant,
+            "params": dict(self.params),
+        }
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(players={self.players}, variant={self.variant!r})"
+
+
+class State:
+    """One game in progress. Engines subclass it and keep their own fields.
+
+    Subclasses implement ``current_player``, ``legal_actions``, ``_apply`` (called with an action
+    known to be legal), ``is_terminal``, ``observation``, ``result`` and ``clone``. The checks shared
+    by every game — right seat, game not over, action legal — live in ``apply_action``.
+    """
+
+    game: Game
+    chance: Chance
+    history: list[tuple[int, Any]]
+
+    def current_player(self) -> int:
+        raise NotImplementedError
+
+    def legal_actions(self) -> list:
+        raise NotImplementedError
+
+    def is_terminal(self) -> bool:
+        raise NotImplementedError
+
+    def observation(self, seat: int) -> Observation:
+        raise NotImplementedError
+
+    def result(self) -> GameResult:
+        raise NotImplementedError
+
+    def clone(self) -> State:
+        raise NotImplementedError
+
+    def _apply(self, action: Any) -> None:
+        raise NotImplementedError
+
+    def returns(self) -> tuple[int, ...]:
+        """The final scores (OpenSpiel's name for them)."""
+        return self.result().scores
+
+    def apply_action(self, action: Any, seat: int | None = None) -> None:
+        """Play ``action`` for the player to act (``seat``, when given, must be that player).
+
+        Raises ``GameOverError``, ``NotYourTurnError`` or ``IllegalActionError`` and then leaves
+        the state as it was.
+        """
+        player = self.current_player()
+        if player == TERMINAL:
+            raise GameOverError(f"{self.game.name}: the game is over; no more actions")
+        if seat is not None and seat != player:
+            raise NotYourTurnError(f"{self.game.name}: it is seat {player}'s turn, not seat {seat}'s")
+        legal = self.legal_actions()
+        try:
+            index = legal.index(action)
+        except (ValueError, TypeError):
+            raise IllegalActionError(
+                f"{self.game.name}: {action!r} is not a legal action for seat {player}"
+            ) from None
+        action = legal[index]
+        self.history.append((player, action))
+        self._apply(action)
+
+    def record(self) -> dict:
+        """A self-contained record: parameters, every chance event, every action with its seat."""
+        record = {
+            "format": RECORD_FORMAT,
+            **self.game.to_json(),
+            "seed": self.chance.seed,
+            "chance": self.chance.to_json(),
+            "actions": [[seat, to_plain(action)] for seat, action in self.history],
+        }
+        if self.is_terminal():
+            record["result"] = self.result().to_json()
+        return record
+
+
+def game_from_record(record: dict, games: dict[str, type[Game]]) -> Game:
+    if record.get("format") != RECORD_FORMAT:
+        raise RecordError(f"not an arena record (format {record.get('format')!r})")
+    try:
+        game_class = games[record["game"]]
+    except KeyError:
+        raise RecordError(f"the record names an unknown game {record.get('game')!r}") from None
+    return game_class(
+        players=record.get("players"), variant=record.get("variant"), **record.get("params", {})
+    )
+
+
+def replay(record: dict, games: dict[str, type[Game]] | None = None) -> State:
+    """Re-run a record through the engine; return the final state.
+
+    Raises ``RecordError`` if an action is illegal, the record ends early, or the result differs
+    from the one the record states.
+    """
+    if games is None:
+        from . import BUILTIN_GAMES
+
+        games = {g.name: g for g in BUILTIN_GAMES}
+    state = game_from_record(record, games).replay_state(record.get("chance", []))
+    for number, (seat, value) in enumerate(record.get("actions", []), start=1):
+        if state.is_terminal():
+            raise RecordError(f"action {number}: the game was already over")
+        try:
+            action = action_from_json(value, state.legal_actions())
+            state.apply_action(action, seat=seat)
+        except GameError as exc:
+            raise RecordError(f"action {number} ({value!r} by seat {seat}): {exc}") from None
+    if "result" in record:
+        if not state.is_terminal():
+            raise RecordError("the record states a result but its actions do not finish the game")
+        if state.result().to_json() != record["result"]:
+            raise RecordError(
+                f"the replay ends with {state.result().to_json()}, the record says {record['result']}"
+            )
+    return state
+
+
+__all__ = [
+    "TERMINAL",
+    "Chance",
+    "Game",
+    "GameError",
+    "GameOverError",
+    "GameResult",
+    "IllegalActionError",
+    "InvalidParametersError",
+    "NotYourTurnError",
+    "Observation",
+    "RecordError",
+    "State",
+    "action_from_json",
+    "action_to_json",
+    "competition_ranks",
+    "game_from_record",
+    "parse_suit",
+    "replay",
+    "to_plain",
+]
