@@ -1,0 +1,12 @@
+"""arena: pit card-playing bots against each other under exact rules, rated with TrueSkill.
+
+The public names a bot file uses are ``arena.Bot`` and ``arena.hookimpl``.
+"""
+
+from .bot import Bot
+from .cards import CARDS, Card, Suit, parse_card, parse_cards, parse_suit
+from .hookspecs import hookimpl
+
+__version__ = "0.1.0"
+
+__all__ = ["CARDS", "Bot", "Card", "Suit", "__version__", "hookimpl", "parse_card", "parse_cards", "parse_suit"]

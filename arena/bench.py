@@ -1,0 +1,82 @@
+"""``arena bench``: decisions per second of the bare engines and of whole runs, in one sitting.
+
+The engine figure is random legal play with no harness (``engine_bench``). The harness figure is a
+real tournament — four seeded random bots, the referee with its time limit, TrueSkill updates and
+SQLite storage with records — run with ``--jobs 1`` and ``--jobs 2``. Each figure is the median of
+``repeats`` measurements; ratios are taken between medians measured in the same run.
+"""
+
+from __future__ import annotations
+
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from .engine_bench import measure
+from .games import BUILTIN_GAMES
+from .plugins import BotSpec, Registry, load_registry
+from .store import Store
+from .tournament import GamePlan, Tournament, run_tournament
+
+
+def _random_registry() -> Registry:
+    from .bot import Bot
+
+    class BenchRandom(Bot):
+        def act(self, observation):
+            legal = observation.legal_actions
+            return legal[self.rng.randrange(len(legal))]
+
+    registry = load_registry(bots_dir=Path(tempfile.mkdtemp()), entry_points=False)
+    for i in range(1, 5):
+        name = f"random-{i}"
+        registry.bots[name] = BotSpec(name, BenchRandom, (), "arena.bench")
+    return registry
+
+
+def harness_rate(game_name: str, games: int, jobs: int, records: bool = True, seed: int = 1):
+    """(decisions/s, games/s) of one full run of four random bots."""
+    registry = _random_registry()
+    game_class = registry.games[game_name].cls
+    plan = GamePlan(game_name, game_class.default_players, [f"random-{i}" for i in range(1, 5)])
+    from .ratings import environment_for
+
+    plan.environment = environment_for(game_name)
+    tournament = Tournament([plan], games=games, seed=str(seed), records=records)
+    with tempfile.TemporaryDirectory() as folder:
+        store = Store(Path(folder) / "bench.db")
+        start = time.perf_counter()
+        summary = run_tournament(tournament, registry, store, jobs=jobs, resume=False)
+        seconds = time.perf_counter() - start
+        store.close()
+    return summary.decisions / seconds, summary.games_played / seconds
+
+
+def run_bench(games: int = 300, repeats: int = 5, harness: bool = True, echo: Callable = print) -> dict:
+    figures: dict = {}
+    for game_class in BUILTIN_GAMES:
+        game = game_class()
+        row = measure(game, games, repeats=repeats)
+        figures[(game.name, "engine")] = row["decisions_per_s"]
+        echo(
+            f"{game.name:<20} engine          {row['decisions_per_s']:>10,.0f} decisions/s"
+            f"  {row['games_per_s']:>8,.1f} games/s  ({row['decisions_per_game']:.0f} decisions/game)"
+        )
+        if not harness:
+            continue
+        for jobs in (1, 2):
+            rates = [harness_rate(game.name, games, jobs, seed=r) for r in range(repeats)]
+            dps = statistics.median(r[0] for r in rates)
+            gps = statistics.median(r[1] for r in rates)
+            figures[(game.name, f"jobs{jobs}")] = dps
+            echo(
+                f"{game.name:<20} run --jobs {jobs}     {dps:>10,.0f} decisions/s  {gps:>8,.1f} games/s"
+                f"  ({dps / figures[(game.name, 'engine')]:.2f}× engine)"
+            )
+        echo(
+            f"{game.name:<20} --jobs 2 / --jobs 1 = "
+            f"{figures[(game.name, 'jobs2')] / figures[(game.name, 'jobs1')]:.2f}×"
+        )
+    return figures

@@ -1,0 +1,33 @@
+"""The base class of every bot, the one thing a bot file needs besides ``arena.hookimpl``."""
+
+from __future__ import annotations
+
+import random
+from typing import Any, ClassVar
+
+
+class Bot:
+    """A player for one seat of one game, from the game's start to its end.
+
+    Subclasses set ``name`` (unique on the leaderboard) and optionally ``games`` (the game names it
+    plays; leave it out to play every game), and define ``act(observation)``, which returns one
+    element of ``observation.legal_actions``. Optional: ``start(info)`` before the first decision
+    and ``end(result)`` after the last.
+
+    ``self.rng`` is the bot's own ``random.Random``, seeded by the referee from the game's seed
+    and the seat: use it for every random choice and a tournament replays exactly.
+    Settings given at registration (``register(MyBot, name="my-bot-fast", depth=2)``) become
+    attributes of the bot object.
+    """
+
+    name: ClassVar[str] = ""
+    games: ClassVar[set[str] | frozenset[str] | None] = None
+    rng: random.Random
+
+    def __init__(self, **settings: Any) -> None:
+        for key, value in settings.items():
+            setattr(self, key, value)
+        self.rng = random.Random(0)
+
+    def act(self, observation: Any) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} defines no act(observation)")

@@ -1,0 +1,354 @@
+"""The ``arena`` command. Thin: each command hands over to functions that are tested on their own.
+
+Every error the user can cause ends as one line on stderr and exit code 2 (1 for a failed run).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from . import __version__
+
+app = typer.Typer(
+    help="Pit card-playing bots against each other under exact rules; rate them with TrueSkill.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+BotsDir = Annotated[
+    Path | None,
+    typer.Option("--bots-dir", help="Folder of bot files [default: ./bots, or $ARENA_BOTS_DIR]."),
+]
+DbPath = Annotated[
+    Path | None, typer.Option("--db", help="Results database [default: leaderboard/arena.db].")
+]
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    typer.echo(f"arena: error: {message}", err=True)
+    return typer.Exit(code=code)
+
+
+def _registry(bots_dir: Path | None, quiet: bool = False):
+    from .plugins import load_registry
+
+    if bots_dir is not None and not bots_dir.is_dir():
+        raise fail(f"--bots-dir {bots_dir}: no such folder")
+    registry = load_registry(bots_dir)
+    if not quiet:
+        for error in registry.errors:
+            typer.echo(f"arena: warning: {error}", err=True)
+    return registry
+
+
+def _open_store(db: Path, create: bool = True):
+    from .store import Store, StoreError
+
+    try:
+        return Store(db, create=create)
+    except StoreError as exc:
+        raise fail(str(exc)) from None
+
+
+def _split(values: list[str] | None) -> list[str] | None:
+    if not values:
+        return None
+    names = [n.strip() for v in values for n in v.split(",") if n.strip()]
+    return names or None
+
+
+@app.callback(invoke_without_command=True)
+def main(
+    version: Annotated[bool, typer.Option("--version", help="Print the version and exit.")] = False,
+) -> None:
+    if version:
+        typer.echo(f"arena {__version__}")
+        raise typer.Exit()
+
+
+@app.command()
+def run(
+    tournament_file: Annotated[
+        Path | None, typer.Argument(help="A tournament file (TOML), e.g. tournaments/example.toml.")
+    ] = None,
+    games: Annotated[
+        int | None, typer.Option("--games", "-n", help="Games of each game in this run. [default: 100]")
+    ] = None,
+    game: Annotated[
+        list[str] | None, typer.Option("--game", "-g", help="A game to play (repeatable). [default: all]")
+    ] = None,
+    bots: Annotated[
+        list[str] | None,
+        typer.Option("--bots", "-b", help="Comma-separated bot names. [default: every bot]"),
+    ] = None,
+    players: Annotated[
+        int | None,
+        typer.Option(help="Table size of games that allow several (How Low Can You Go?: 2-10, default 4)."),
+    ] = None,
+    seed: Annotated[str | None, typer.Option(help="Seed of the whole run. [default: a new one]")] = None,
+    jobs: Annotated[
+        int | None, typer.Option("--jobs", "-j", help="Worker processes. [default: the number of cores]")
+    ] = None,
+    move_time: Annotated[
+        float | None, typer.Option(help="Seconds a bot may take per decision. [default: 1.0]")
+    ] = None,
+    max_faults: Annotated[
+        int | None, typer.Option(help="Faults in one game before a bot forfeits it. [default: 3]")
+    ] = None,
+    db: DbPath = None,
+    bots_dir: BotsDir = None,
+    records: Annotated[
+        bool, typer.Option("--records/--no-records", help="Store every game's full record.")
+    ] = True,
+    resume: Annotated[
+        bool, typer.Option("--resume", help="Continue the latest interrupted run in the database.")
+    ] = False,
+    fmt: Annotated[str, typer.Option("--format", help="Format of the final tables.")] = "table",
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")] = False,
+) -> None:
+    """Play round-robin tournaments, rate the bots with TrueSkill, print the leaderboard.
+
+    Plays --games games of every game between every bot that plays it (duplicate format: seat
+    rotations replay the same deal). Rerunning an interrupted command continues it.
+    """
+    from .leaderboard import FORMATS, render
+    from .planning import PlanError, build_tournament
+    from .progress import Progress
+    from .store import StoreError
+    from .tournament import TournamentError, default_db, default_jobs, run_tournament
+    from .tournament_file import TournamentFileError, load_tournament_file
+
+    if fmt not in FORMATS:
+        raise fail(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    settings: dict = {}
+    sections = None
+    if tournament_file is not None:
+        try:
+            loaded = load_tournament_file(tournament_file)
+        except TournamentFileError as exc:
+            raise fail(str(exc)) from None
+        settings, sections = loaded.settings, loaded.games
+
+    def pick(value, key, default):
+        return value if value is not None else settings.get(key, default)
+
+    db_path = Path(pick(db, "db", None) or default_db())
+    registry = _registry(bots_dir)
+    store = _open_store(db_path)
+    seed_value = pick(seed, "seed", None)
+    n_jobs = pick(jobs, "jobs", None) or default_jobs()
+    if n_jobs < 1:
+        raise fail(f"--jobs must be at least 1, not {n_jobs}")
+
+    if resume:
+        previous = store.latest_unfinished_run()
+        if previous is None:
+            raise fail(f"{db_path}: no interrupted run to resume")
+        tournament = _tournament_from_identity(previous.config)
+        _check_bots_present(registry, tournament)
+    else:
+        try:
+            tournament = build_tournament(
+                registry,
+                games=pick(games, "games", 100),
+                game_names=game,
+                bots=_split(bots) or settings.get("bots"),
+                players=players,
+                seed=seed_value,
+                move_time=float(pick(move_time, "move_time", 1.0)),
+                max_faults=pick(max_faults, "max_faults", 3),
+                records=records if tournament_file is None or not records else settings.get("records", True),
+                sections=sections,
+            )
+        except PlanError as exc:
+            raise fail(str(exc)) from None
+        if seed_value is None:
+            # Rerunning the same command without --seed continues its interrupted run.
+            for previous in store.unfinished_runs():
+                if {**previous.config, "seed": tournament.seed} == tournament.identity():
+                    tournament.seed = previous.seed
+                    break
+
+    for plan in tournament.plans:
+        typer.echo(
+            f"{plan.game}: {tournament.games} games, {plan.players} seats, bots: {', '.join(plan.bots)}",
+            err=True,
+        )
+    typer.echo(f"seed {tournament.seed}, {n_jobs} job(s), results in {db_path}", err=True)
+    progress = Progress(enabled=not quiet)
+    try:
+        with progress:
+            summary = run_tournament(
+                tournament, registry, store, jobs=n_jobs, resume=True, progress=progress.update
+            )
+    except (StoreError, TournamentError) as exc:
+        raise fail(str(exc), code=1) from None
+    if summary.resumed and summary.games_skipped:
+        typer.echo(f"resumed run {summary.run_id}: {summary.games_skipped} games were already stored", err=True)
+    rate = summary.games_played / summary.seconds if summary.seconds > 0 else 0.0
+    typer.echo(
+        f"played {summary.games_played} games ({summary.decisions:,} decisions) in "
+        f"{summary.seconds:.1f} s, {rate:,.0f} games/s",
+        err=True,
+    )
+    if summary.interrupted:
+        again = "arena run --resume" + (f" --db {db_path}" if db is not None else "")
+        typer.echo(
+            f"interrupted: finished games are stored and rated; continue with: {again}", err=True
+        )
+        raise typer.Exit(code=130)
+    typer.echo(render(store, [p.game for p in tournament.plans], fmt))
+
+
+def _tournament_from_identity(config: dict):
+    from .ratings import Environment
+    from .tournament import GamePlan, Tournament
+
+    plans = [
+        GamePlan(
+            game=p["game"],
+            players=p["players"],
+            bots=list(p["bots"]),
+            variant=p.get("variant"),
+            params=dict(p.get("params", {})),
+            environment=Environment(**p["environment"]),
+        )
+        for p in config["plans"]
+    ]
+    return Tournament(
+        plans=plans,
+        games=config["games"],
+        seed=config["seed"],
+        move_time=config["move_time"],
+        max_faults=config["max_faults"],
+        records=config["records"],
+    )
+
+
+def _check_bots_present(registry, tournament) -> None:
+    for plan in tournament.plans:
+        if plan.game not in registry.games:
+            raise fail(f"cannot resume: game {plan.game!r} is no longer registered")
+        for bot in plan.bots:
+            if bot not in registry.bots:
+                raise fail(f"cannot resume: bot {bot!r} is no longer loaded")
+
+
+@app.command()
+def leaderboard(
+    game: Annotated[
+        list[str] | None, typer.Option("--game", "-g", help="Only this game (repeatable).")
+    ] = None,
+    fmt: Annotated[
+        str, typer.Option("--format", "-f", help="table, markdown, json or csv.")
+    ] = "table",
+    head_to_head: Annotated[
+        bool, typer.Option("--head-to-head", help="Also show how often each bot finished ahead of each other.")
+    ] = False,
+    reset: Annotated[
+        bool, typer.Option("--reset", help="Delete every result and rating in the database.")
+    ] = False,
+    db: DbPath = None,
+) -> None:
+    """Print the leaderboard tables (one per game), sorted by the conservative score μ − 3σ."""
+    from .leaderboard import FORMATS, render
+    from .tournament import default_db
+
+    if fmt not in FORMATS:
+        raise fail(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    db_path = db or default_db()
+    if reset:
+        store = _open_store(db_path)
+        from .store import StoreError
+
+        try:
+            store.reset()
+        except StoreError as exc:
+            raise fail(str(exc)) from None
+        typer.echo(f"{db_path}: every result and rating deleted", err=True)
+        return
+    store = _open_store(db_path, create=False)
+    known = store.rated_games()
+    if game:
+        from .games import BUILTIN_GAMES
+
+        aliases = {a: g.name for g in BUILTIN_GAMES for a in g.aliases}
+        wanted = [aliases.get(g, g) for g in game]
+        for g in wanted:
+            if g not in known:
+                raise fail(f"no results for game {g!r} in {db_path} (have: {', '.join(known) or 'none'})")
+        known = wanted
+    if not known:
+        typer.echo(f"{db_path}: no games played yet; run `arena run --games 1000`", err=True)
+        return
+    typer.echo(render(store, known, fmt, head_to_head=head_to_head))
+
+
+@app.command()
+def bots(bots_dir: BotsDir = None) -> None:
+    """List the loaded bots with their games and source files, and every bot file that failed."""
+    from tabulate import tabulate
+
+    registry = _registry(bots_dir, quiet=True)
+    rows = []
+    for spec in sorted(registry.bots.values(), key=lambda s: s.name):
+        games = ", ".join(sorted(spec.games)) if spec.games is not None else "every game"
+        settings = ", ".join(f"{k}={v!r}" for k, v in spec.settings)
+        rows.append([spec.name, games, settings, spec.source])
+    if rows:
+        typer.echo(tabulate(rows, headers=["bot", "games", "settings", "source"], tablefmt="simple"))
+    else:
+        typer.echo("no bots loaded (put bot files in ./bots or use --bots-dir)")
+    for error in registry.errors:
+        typer.echo(f"failed: {error}")
+
+
+@app.command()
+def games(bots_dir: BotsDir = None) -> None:
+    """List the registered games with their table sizes, parameters and variants."""
+    from tabulate import tabulate
+
+    registry = _registry(bots_dir, quiet=True)
+    rows = []
+    for spec in sorted(registry.games.values(), key=lambda s: s.name):
+        cls = spec.cls
+        size = str(cls.min_players) if cls.min_players == cls.max_players else (
+            f"{cls.min_players}-{cls.max_players} (default {cls.default_players})"
+        )
+        params = ", ".join(f"{k}={v}" for k, v in cls.parameters.items())
+        rows.append([cls.name, ", ".join(cls.aliases), size, params, ", ".join(cls.variants), spec.source])
+    typer.echo(
+        tabulate(rows, headers=["game", "aliases", "players", "parameters", "variants", "source"])
+    )
+    for error in registry.errors:
+        typer.echo(f"failed: {error}")
+
+
+@app.command()
+def bench(
+    games: Annotated[int, typer.Option("--games", "-n", help="Games per measurement.", min=1)] = 300,
+    repeats: Annotated[int, typer.Option(help="Repeats; the median is printed.", min=1)] = 5,
+    harness: Annotated[
+        bool, typer.Option("--harness/--engine-only", help="Also measure full runs (referee, ratings, storage).")
+    ] = True,
+) -> None:
+    """Measure decisions per second of the bare engines and of full runs with four random bots."""
+    from .bench import run_bench
+
+    run_bench(games=games, repeats=repeats, harness=harness, echo=typer.echo)
+
+
+def entry() -> None:  # pragma: no cover - used by python -m arena
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    app()

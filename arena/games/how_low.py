@@ -1,0 +1,639 @@
+"""How Low Can You Go? — the rule engine (rules: ``docs/rules/how-low-can-you-go.md``, HL-1..HL-19).
+
+Each deal: five cards to every player still in, three rounds of exchanges (discard 0-3 cards, draw
+as many), a showdown where the lowest total wins chips from the bank and the highest pays into it.
+Players with no chips drop out; the game ends when at most one player has chips or after
+``max_deals`` deals.
+
+Actions are what the bots see in ``legal_actions``: an exchange is a tuple of the cards to discard,
+sorted ascending (``()`` is a stand); the ``whalen`` variant adds the string ``"redraw"``.
+
+Random events, all through ``Chance`` (each has its own key, so a replay can feed them back):
+
+* ``dealer``                    — the first dealer, ``randrange(players)``;
+* ``deal-N``                    — the order of the whole pack(s) for deal N (dealt one card at a
+  time from the front, the rest is the stock, its top being the first card after the hands);
+* ``deal-N/restock-K``          — the K-th reshuffle of the discard pile in deal N (HL-8): the pile
+  is sorted, then shuffled, and the result (top first) goes under the remaining stock.
+
+The engine keeps every hand as a sorted list, so ``itertools.combinations`` of the hand gives the
+sorted discard tuples directly; the legal list is built once per decision and cached.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any
+
+from ..cards import ACE, CARDS, KING, RANK_OF, SUIT_OF, Card, full_pack
+from .base import (
+    TERMINAL,
+    Chance,
+    Game,
+    GameError,
+    GameOverError,
+    GameResult,
+    IllegalActionError,
+    InvalidParametersError,
+    NotYourTurnError,
+    Observation,
+    State,
+    competition_ranks,
+    to_plain,
+)
+
+REDRAW = "redraw"
+"""The ``whalen`` variant's action: show the original hand, discard all five, draw five."""
+
+HAND_SIZE = 5
+ROUNDS = 3
+MAX_DISCARD = 3
+
+# HL-2: K 13, Q 12, J 11, 10..2 face value, black aces 1, red aces -5 (rank 0 is the two).
+VALUE: tuple[int, ...] = tuple(
+    ((-5 if SUIT_OF[c] >= 2 else 1) if RANK_OF[c] == ACE else RANK_OF[c] + 2) for c in range(52)
+)
+RED_ACE: tuple[bool, ...] = tuple(RANK_OF[c] == ACE and SUIT_OF[c] >= 2 for c in range(52))
+IS_KING: tuple[bool, ...] = tuple(RANK_OF[c] == KING for c in range(52))
+
+
+def hand_total(cards) -> int:
+    """HL-2: the sum of the card values."""
+    return sum(VALUE[c] for c in cards)
+
+
+def bank_prize(total: int, cards, tied: bool) -> int:
+    """HL-11/HL-12: what the bank owes one lowest hand (before the bank's own limit, HL-4)."""
+    if tied:
+        return 2 if total < 0 else 1
+    if total < 0 or sum(RED_ACE[c] for c in cards) >= 2:
+        return 5
+    return 3 if total <= 10 else 2
+
+
+@dataclass(frozen=True, slots=True)
+class Showdown:
+    """The public facts of one showdown (HL-10, HL-18). Per-seat tuples; ``None`` for seats that
+    were not in the deal. ``chip_changes`` is what each seat received (+) or paid (-)."""
+
+    deal: int
+    dealer: int
+    hands: tuple
+    totals: tuple
+    chip_changes: tuple
+    eliminated: tuple
+
+    def to_json(self) -> dict:
+        return {
+            "deal": self.deal,
+            "dealer": self.dealer,
+            "hands": to_plain(self.hands),
+            "totals": list(self.totals),
+            "chip_changes": list(self.chip_changes),
+            "eliminated": list(self.eliminated),
+        }
+
+
+class HowLowObservation(Observation):
+    """What one seat sees (HL-18). A snapshot made of tuples and immutable values.
+
+    * ``game`` — the game's name; ``seat``; ``legal_actions`` (empty unless it is this seat's turn)
+    * ``hand`` — own cards, sorted (empty once eliminated)
+    * ``dealer``; ``order`` — the seats in turn order this deal (dealer's left first, dealer last)
+    * ``chips``, ``active`` — per seat; ``bank``
+    * ``deal`` (1..), ``round`` (exchange round 1..3)
+    * ``stock_size``, ``discard_size``
+    * ``discards`` — ``(seat, count)`` for every turn so far this deal, in order; a stand is
+      ``(seat, 0)``; a ``whalen`` redraw is ``(seat, 5)``
+    * ``shown`` — ``whalen`` only: ``(seat, hand)`` for every hand shown for a redraw this deal
+    * ``last_showdown`` — the latest ``Showdown`` (revealed hands, totals, chip changes) or None
+    """
+
+    __slots__ = (
+        "hand",
+        "dealer",
+        "order",
+        "chips",
+        "active",
+        "bank",
+        "deal",
+        "round",
+        "stock_size",
+        "discard_size",
+        "discards",
+        "shown",
+        "last_showdown",
+    )
+    fields = Observation.fields + __slots__
+
+    def __init__(self, **values: Any):
+        missing = [name for name in self.fields if name not in values]
+        extra = sorted(set(values) - set(self.fields))
+        if missing or extra:
+            raise GameError(
+                f"HowLowObservation: missing fields {missing}, unknown fields {extra}"
+            )
+        for name, value in values.items():
+            setattr(self, name, value)
+
+
+class HowLowState(State):
+    """One game of How Low Can You Go? in progress."""
+
+    __slots__ = (
+        "game",
+        "chance",
+        "history",
+        "chips",
+        "active",
+        "out_deal",
+        "bank",
+        "deal",
+        "dealer",
+        "order",
+        "pos",
+        "round",
+        "hands",
+        "stock",
+        "pile",
+        "discards",
+        "shown",
+        "redrawn",
+        "restocks",
+        "last_showdown",
+        "_cur",
+        "_legal",
+        "_cap",
+        "_free",
+        "_dups",
+        "_whalen",
+    )
+
+    def __init__(self, game: HowLowCanYouGo, chance: Chance):
+        self.game = game
+        self.chance = chance
+        self.history = []
+        self._dups = game.packs > 1
+        self._whalen = game.variant == "whalen"
+        n = game.players
+        params = game.params
+        self.chips = [params["starting_chips"] - params["buy_in"]] * n  # HL-3
+        self.bank = params["buy_in"] * n
+        self.active = [True] * n
+        self.out_deal = [0] * n  # the deal a player was eliminated in; 0 while still in
+        self.deal = 0
+        self.last_showdown = None
+        self.dealer = chance.randrange("dealer", n)  # HL-5
+        self._start_deal()
+
+    # -- the deal ------------------------------------------------------------------------------
+
+    def _start_deal(self) -> None:
+        game = self.game
+        n = game.players
+        self.deal += 1
+        deck = self.chance.shuffled(f"deal-{self.deal}", game.pack)  # HL-6
+        active = self.active
+        order = []
+        seat = self.dealer
+        for _ in range(n):
+            seat = (seat + 1) % n
+            if active[seat]:
+                order.append(seat)
+        k = len(order)
+        dealt = HAND_SIZE * k
+        hands = [[] for _ in range(n)]
+        for j, seat in enumerate(order):
+            hand = deck[j:dealt:k]  # one card at a time, clockwise from the dealer's left
+            hand.sort()
+            hands[seat] = hand
+        stock = deck[dealt:]
+        stock.reverse()  # the top of the stock is the end of the list
+        self.order = tuple(order)
+        self.hands = hands
+        self.stock = stock
+        self.pile = []
+        self.discards = []
+        self.shown = []
+        self.redrawn = [False] * n
+        self.restocks = 0
+        self.round = 1
+        self.pos = 0
+        self._cur = order[0]
+        self._legal = None
+        # HL-8: stock + discard pile stays the same size for the whole deal, so the cap does too.
+        self._free = len(stock)
+        self._cap = min(MAX_DISCARD, self._free)
+
+    def _restock(self) -> None:
+        """HL-8: shuffle the discard pile (as it was before this turn) under the stock."""
+        self.restocks += 1
+        order = self.chance.shuffled(f"deal-{self.deal}/restock-{self.restocks}", sorted(self.pile))
+        order.reverse()
+        self.stock[:0] = order
+        self.pile = []
+
+    def _draw(self, hand: list, count: int) -> None:
+        stock = self.stock
+        if len(stock) < count:
+            self._restock()
+            stock = self.stock
+        hand += stock[-count:]
+        del stock[-count:]
+        hand.sort()
+
+    # -- the interface -------------------------------------------------------------------------
+
+    def current_player(self) -> int:
+        return self._cur
+
+    def is_terminal(self) -> bool:
+        return self._cur == TERMINAL
+
+    def legal_actions(self) -> list:
+        legal = self._legal
+        if legal is not None:
+            return legal
+        seat = self._cur
+        if seat == TERMINAL:
+            legal = self._legal = []
+            return legal
+        hand = self.hands[seat]
+        if self._cap == MAX_DISCARD:
+            # The hot spot: the 26 sub-sets of a sorted 5-card hand, written out (sorted tuples).
+            a, b, c, d, e = hand
+            legal = [
+                (), (a,), (b,), (c,), (d,), (e,),
+                (a, b), (a, c), (a, d), (a, e), (b, c), (b, d), (b, e), (c, d), (c, e), (d, e),
+                (a, b, c), (a, b, d), (a, b, e), (a, c, d), (a, c, e), (a, d, e),
+                (b, c, d), (b, c, e), (b, d, e), (c, d, e),
+            ]  # fmt: skip
+            if self._dups and (a == b or b == c or c == d or d == e):
+                legal = list(dict.fromkeys(legal))  # equal cards give equal sets (HL-19)
+        else:
+            legal = [()]
+            for size in range(1, self._cap + 1):
+                legal += combinations(hand, size)
+            legal = list(dict.fromkeys(legal))
+        if (
+            self._whalen
+            and self.round == 1
+            and not self.redrawn[seat]
+            and self._free >= HAND_SIZE
+            and (IS_KING[hand[0]] or IS_KING[hand[1]] or IS_KING[hand[2]] or IS_KING[hand[3]]
+                 or IS_KING[hand[4]])
+        ):
+            legal.append(REDRAW)
+        self._legal = legal
+        return legal
+
+    def apply_action(self, action: Any, seat: int | None = None) -> None:
+        """``State.apply_action`` with the same checks, errors and messages, written out because
+        it is the hot path; also accepts a discard given in another order, or as a list or set of
+        cards, as the same set (HL-19)."""
+        player = self._cur
+        if player == TERMINAL:
+            raise GameOverError(f"{self.game.name}: the game is over; no more actions")
+        if seat is not None and seat != player:
+            raise NotYourTurnError(
+                f"{self.game.name}: it is seat {player}'s turn, not seat {seat}'s"
+            )
+        legal = self._legal
+        if legal is None:
+            legal = self.legal_actions()
+        try:
+            action = legal[legal.index(action)]
+        except (ValueError, TypeError):
+            alt = _as_card_tuple(action)
+            if alt is None or alt not in legal:
+                raise IllegalActionError(
+                    f"{self.game.name}: {action!r} is not a legal action for seat {player}"
+                ) from None
+            action = legal[legal.index(alt)]
+        self.history.append((player, action))
+        self._apply(action)
+
+    def _apply(self, action: Any) -> None:
+        seat = self._cur
+        self._legal = None
+        if action is REDRAW:  # whalen; the same player then makes the first exchange
+            hand = self.hands[seat]
+            shown = tuple(hand)
+            self.shown.append((seat, shown))
+            self.redrawn[seat] = True
+            hand.clear()
+            self._draw(hand, HAND_SIZE)
+            self.pile += shown
+            self.discards.append((seat, HAND_SIZE))
+            return
+        count = len(action)
+        if count:
+            hand = self.hands[seat]
+            for c in action:
+                hand.remove(c)
+            stock = self.stock
+            if len(stock) < count:
+                self._restock()
+                stock = self.stock
+            hand += stock[-count:]
+            del stock[-count:]
+            hand.sort()
+            self.pile += action
+        self.discards.append((seat, count))
+        pos = self.pos + 1
+        order = self.order
+        if pos == len(order):
+            if self.round == ROUNDS:
+                self._showdown()
+                return
+            self.round += 1
+            pos = 0
+        self.pos = pos
+        self._cur = order[pos]
+
+    def _showdown(self) -> None:
+        """HL-10..HL-16."""
+        n = self.game.players
+        order = self.order
+        hands = self.hands
+        chips = self.chips
+        totals: list = [None] * n
+        for seat in order:
+            totals[seat] = hand_total(hands[seat])
+        values = [totals[s] for s in order]
+        low = min(values)
+        high = max(values)
+        change = [0] * n
+        if low != high:  # HL-14: all equal, nothing moves
+            losers = [s for s in order if totals[s] == high]
+            fee = 2 if len(losers) == 1 else 1  # HL-13
+            for seat in losers:  # HL-4: payments in first; HL-15: no more than one holds
+                paid = min(fee, chips[seat])
+                chips[seat] -= paid
+                self.bank += paid
+                change[seat] -= paid
+            winners = [s for s in order if totals[s] == low]  # seat order from dealer's left
+            owed = bank_prize(low, hands[winners[0]], len(winners) > 1)
+            for _ in range(owed):  # HL-4: one chip at a time while the bank holds any
+                for seat in winners:
+                    if self.bank:
+                        self.bank -= 1
+                        chips[seat] += 1
+                        change[seat] += 1
+        eliminated = []
+        for seat in order:
+            if chips[seat] == 0:  # HL-15
+                self.active[seat] = False
+                self.out_deal[seat] = self.deal
+                eliminated.append(seat)
+        in_deal = set(order)
+        self.last_showdown = Showdown(
+            deal=self.deal,
+            dealer=self.dealer,
+            hands=tuple(tuple(hands[s]) if s in in_deal else None for s in range(n)),
+            totals=tuple(totals),
+            chip_changes=tuple(change),
+            eliminated=tuple(eliminated),
+        )
+        self._legal = None
+        if sum(self.active) <= 1 or self.deal >= self.game.params["max_deals"]:  # HL-16
+            self._cur = TERMINAL
+            return
+        seat = self.dealer  # HL-5: the deal passes left, skipping eliminated players
+        while True:
+            seat = (seat + 1) % n
+            if self.active[seat]:
+                break
+        self.dealer = seat
+        self._start_deal()
+
+    def observation(self, seat: int) -> HowLowObservation:
+        n = self.game.players
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
+            raise GameError(f"{self.game.name}: no seat {seat!r} at a table of {n}")
+        obs = HowLowObservation.__new__(HowLowObservation)
+        obs.game = self.game.name
+        obs.seat = seat
+        obs.legal_actions = tuple(self.legal_actions()) if seat == self._cur else ()
+        obs.hand = tuple(self.hands[seat])
+        obs.dealer = self.dealer
+        obs.order = self.order
+        obs.chips = tuple(self.chips)
+        obs.active = tuple(self.active)
+        obs.bank = self.bank
+        obs.deal = self.deal
+        obs.round = self.round
+        obs.stock_size = len(self.stock)
+        obs.discard_size = len(self.pile)
+        obs.discards = tuple(self.discards)
+        obs.shown = tuple(self.shown)
+        obs.last_showdown = self.last_showdown
+        return obs
+
+    def result(self) -> GameResult:
+        """HL-17: survivors by chips, then the eliminated, later eliminations first."""
+        if self._cur != TERMINAL:
+            raise GameError(f"{self.game.name}: the game is not over; there is no result yet")
+        keys = [
+            (0, -chips) if active else (1, -out)
+            for chips, active, out in zip(self.chips, self.active, self.out_deal, strict=True)
+        ]
+        return GameResult(
+            scores=tuple(self.chips), ranks=competition_ranks(keys), better=self.game.better
+        )
+
+    def clone(self) -> HowLowState:
+        other = HowLowState.__new__(HowLowState)
+        other.game = self.game
+        other.chance = self.chance.copy()
+        other.history = list(self.history)
+        other.chips = self.chips[:]
+        other.active = self.active[:]
+        other.out_deal = self.out_deal[:]
+        other.bank = self.bank
+        other.deal = self.deal
+        other.dealer = self.dealer
+        other.order = self.order
+        other.pos = self.pos
+        other.round = self.round
+        other.hands = [h[:] for h in self.hands]
+        other.stock = self.stock[:]
+        other.pile = self.pile[:]
+        other.discards = self.discards[:]
+        other.shown = self.shown[:]
+        other.redrawn = self.redrawn[:]
+        other.restocks = self.restocks
+        other.last_showdown = self.last_showdown
+        other._cur = self._cur
+        other._legal = None
+        other._cap = self._cap
+        other._free = self._free
+        other._dups = self._dups
+        other._whalen = self._whalen
+        return other
+
+    def __repr__(self) -> str:
+        where = "over" if self._cur == TERMINAL else f"round {self.round}, seat {self._cur} to act"
+        return f"HowLowState(deal {self.deal}, {where}, chips {self.chips}, bank {self.bank})"
+
+
+def _as_card_tuple(action: Any) -> tuple | None:
+    """A discard given as a list/set/unsorted tuple of cards -> the sorted tuple, else None."""
+    if not isinstance(action, list | tuple | set | frozenset):
+        return None
+    try:
+        cards = sorted(CARDS[c] for c in action if not isinstance(c, bool))
+    except (TypeError, IndexError):
+        return None
+    if len(cards) != len(action):
+        return None
+    return tuple(cards)
+
+
+class HowLowCanYouGo(Game):
+    """How Low Can You Go? (Jack Whalen), 2-10 players; scores are chips, higher is better."""
+
+    name = "how-low-can-you-go"
+    aliases = ("hl", "how-low")
+    title = "How Low Can You Go?"
+    min_players = 2
+    max_players = 10
+    default_players = 4
+    parameters = {"starting_chips": 7, "buy_in": 5, "max_deals": 50}
+    variants = ("whalen",)
+    score_name = "chips"
+    better = "higher"
+    state_class = HowLowState
+
+    def __init__(self, players: int | None = None, variant: str | None = None, **params: int):
+        if variant == "whalen" and "buy_in" not in params:
+            params["buy_in"] = 0  # the variant's default; an explicit buy_in still wins
+        super().__init__(players, variant, **params)
+        self.packs = 1 if self.players <= 4 else 2  # HL-1
+        self.pack: tuple[Card, ...] = tuple(full_pack() * self.packs)
+
+    def check_parameters(self) -> None:
+        p = self.params
+        name = self.name
+        if p["starting_chips"] < 1:
+            raise InvalidParametersError(
+                f"{name}: starting_chips must be at least 1, not {p['starting_chips']}"
+            )
+        if p["buy_in"] < 0:
+            raise InvalidParametersError(f"{name}: buy_in cannot be negative ({p['buy_in']})")
+        if p["buy_in"] > p["starting_chips"]:
+            raise InvalidParametersError(
+                f"{name}: buy_in ({p['buy_in']}) cannot exceed starting_chips ({p['starting_chips']})"
+            )
+        if p["buy_in"] == p["starting_chips"]:
+            raise InvalidParametersError(
+                f"{name}: buy_in ({p['buy_in']}) must leave each player at least one of the "
+                f"{p['starting_chips']} starting chips"
+            )
+        if p["max_deals"] < 1:
+            raise InvalidParametersError(f"{name}: max_deals must be at least 1, not {p['max_deals']}")
+
+    def determinize(self, observation: HowLowObservation, rng: random.Random) -> HowLowState:
+        """A full state consistent with ``observation``, hidden cards drawn uniformly.
+
+        Own hand as shown; every other hand, the discard pile and the stock are a uniform random
+        split of the cards this seat cannot see (the pack(s) minus its own hand — and, once the
+        game is over, minus the revealed hands). Public facts (chips, bank, deal, round, dealer,
+        order, whose turn, discards so far, shown hands, last showdown) are copied. Limits: it
+        uses nothing but the observation — not the seat's memory of its own earlier discards, not
+        a ``whalen`` hand shown earlier this deal, not inferences from other players' play; the
+        deal in which players eliminated before the last showdown went out is not in the
+        observation, so they all get deal 0 (sharing the lowest rank — this never changes the
+        rank of a player still in). The new state has an empty history and a fresh ``Chance``
+        seeded from ``rng``, so it can be played on but its ``record()`` does not replay.
+        """
+        obs = observation
+        n = self.players
+        if getattr(obs, "game", None) != self.name:
+            raise GameError(f"{self.name}: cannot determinize an observation of {obs.game!r}")
+        if len(obs.chips) != n or len(obs.active) != n:
+            raise GameError(f"{self.name}: the observation is for {len(obs.chips)} seats, not {n}")
+        seat = obs.seat
+        order = tuple(obs.order)
+        k = len(order)
+        showdown = obs.last_showdown
+        terminal = showdown is not None and showdown.deal == obs.deal
+        state = HowLowState.__new__(HowLowState)
+        state.game = self
+        state.chance = Chance(seed=rng.random())
+        state.history = []
+        state._dups = self.packs > 1
+        state._whalen = self.variant == "whalen"
+        state.chips = list(obs.chips)
+        state.active = list(obs.active)
+        state.out_deal = [
+            0 if a else (showdown.deal if showdown and s in showdown.eliminated else 0)
+            for s, a in enumerate(obs.active)
+        ]
+        state.bank = obs.bank
+        state.deal = obs.deal
+        state.dealer = obs.dealer
+        state.order = order
+        state.round = obs.round
+        state.discards = list(obs.discards)
+        state.shown = list(obs.shown)
+        state.redrawn = [False] * n
+        for s, count in obs.discards:
+            if count == HAND_SIZE:
+                state.redrawn[s] = True
+        state.restocks = 0
+        state.last_showdown = showdown
+        turns = sum(1 for _, count in obs.discards if count <= MAX_DISCARD)
+        if terminal:
+            state._cur = TERMINAL
+            state.pos = k - 1
+        else:
+            if turns // k + 1 != obs.round:
+                raise GameError(
+                    f"{self.name}: {turns} turns this deal do not fit exchange round {obs.round}"
+                )
+            state.pos = turns % k
+            state._cur = order[state.pos]
+        if obs.legal_actions and state._cur != seat:
+            raise GameError(f"{self.name}: the observation has actions but it is not seat {seat}'s turn")
+        pool = list(self.pack)
+        hands: list[list] = [[] for _ in range(n)]
+        known = [seat]
+        if terminal:
+            known = list(order)
+            for s in order:
+                hands[s] = sorted(showdown.hands[s])
+        else:
+            hands[seat] = sorted(obs.hand)
+        try:
+            for s in known:
+                for c in hands[s]:
+                    pool.remove(c)
+        except ValueError:
+            raise GameError(f"{self.name}: the observation shows cards that are not in play") from None
+        others = [s for s in order if s not in known]
+        needed = HAND_SIZE * len(others) + obs.stock_size + obs.discard_size
+        if needed != len(pool):
+            raise GameError(
+                f"{self.name}: {len(pool)} unseen cards cannot fill {len(others)} hands, "
+                f"a stock of {obs.stock_size} and a discard pile of {obs.discard_size}"
+            )
+        rng.shuffle(pool)
+        i = 0
+        for s in others:
+            hand = pool[i : i + HAND_SIZE]
+            hand.sort()
+            hands[s] = hand
+            i += HAND_SIZE
+        state.hands = hands
+        state.pile = pool[i : i + obs.discard_size]
+        state.stock = pool[i + obs.discard_size :]
+        state._free = len(state.stock) + len(state.pile)
+        state._cap = min(MAX_DISCARD, state._free)
+        state._legal = None
+        return state
+
+
+__all__ = ["REDRAW", "VALUE", "HowLowCanYouGo", "HowLowObservation", "HowLowState", "Showdown"]

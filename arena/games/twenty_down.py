@@ -1,0 +1,691 @@
+"""Twenty Down (Zwanzig ab): the rule engine, as docs/rules/twenty-down.md numbers the rules.
+
+Four players, a 32-card pack, five tricks a deal; every trick won takes a point off, a deal without
+a trick adds five, and the first to reach 0 points or fewer ends the game. The engine is a plain
+state machine in the vocabulary of ``base.State``; the hot path (playing cards) works on plain
+ints and a precomputed suit table, because random playouts and search bots call it millions of
+times.
+
+Seats are numbered clockwise: the player on seat ``s``'s left is ``s + 1`` (mod 4). A deal's
+whole deck order comes from ``chance.shuffled(f"deal-{n}", pack)`` and is dealt as TD-5 says
+(see ``TwentyDownState._start_deal``), so a record lets anyone re-deal every hand.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from itertools import combinations
+from math import comb
+from typing import Any, ClassVar, NamedTuple
+
+from ..cards import ASCII_NAMES, DIAMONDS, HEARTS, SUITS, Card, piquet_pack
+from .base import (
+    TERMINAL,
+    Chance,
+    Game,
+    GameError,
+    GameResult,
+    InvalidParametersError,
+    Observation,
+    State,
+    competition_ranks,
+)
+
+PACK: tuple[Card, ...] = tuple(piquet_pack())
+_SUIT: tuple[int, ...] = tuple(c // 13 for c in range(52))  # plain ints: faster than Suit objects
+# A sorted hand holds each suit as one run: ids suit*13 .. suit*13+12.
+_SUIT_LO: tuple[int, ...] = (0, 13, 26, 39)
+_SUIT_HI: tuple[int, ...] = (13, 26, 39, 52)
+
+STAY = "stay"
+DROP = "drop"
+_STAY_OR_DROP = (STAY, DROP)
+
+TRUMP, EXCHANGE, DECIDE, PLAY, OVER = range(5)
+PHASE_NAMES = ("trump", "exchange", "stay-or-drop", "play", "over")
+_PHASE_INDEX = {name: i for i, name in enumerate(PHASE_NAMES)}
+_NEXT_SEAT = (1, 2, 3, 0)
+
+
+class Trick(NamedTuple):
+    """A finished trick: who led, the cards as ``(seat, card)`` pairs in play order, the winner.
+
+    A tuple, so it is immutable and can be shared by a state, its clones and its observations.
+    """
+
+    leader: int
+    cards: tuple[tuple[int, Card], ...]
+    winner: int
+
+    def to_json(self) -> dict:
+        return {
+            "leader": self.leader,
+            "cards": [[seat, ASCII_NAMES[card]] for seat, card in self.cards],
+            "winner": self.winner,
+        }
+
+
+_new_tuple = tuple.__new__  # builds a Trick without NamedTuple's Python-level __new__
+
+
+class TwentyDownObservation(Observation):
+    """What one seat may see (TD-18), as a snapshot of tuples.
+
+    ``hand`` sorted; ``trump`` a ``Suit`` or ``None`` before it is named; ``deal`` the deal number
+    (1-based); ``points`` per seat; ``phase`` one of ``PHASE_NAMES``; ``exchanged`` per seat the
+    number of cards exchanged this deal or ``None`` before that seat's turn; ``tricks`` the finished
+    tricks of this deal (``Trick``); ``current_trick`` the ``(seat, card)`` pairs played to the
+    trick in progress; ``tricks_won`` per seat this deal; ``playing`` (variant ``brostedt`` only,
+    else ``None``) per seat ``True`` staying in, ``False`` dropped out, ``None`` not yet decided.
+    """
+
+    __slots__ = (
+        "hand",
+        "dealer",
+        "forehand",
+        "trump",
+        "deal",
+        "points",
+        "phase",
+        "exchanged",
+        "tricks",
+        "current_trick",
+        "tricks_won",
+        "playing",
+    )
+    fields: ClassVar[tuple[str, ...]] = Observation.fields + __slots__
+
+    def __init__(self, **values: Any):
+        missing = set(self.fields) - set(values)
+        unknown = set(values) - set(self.fields)
+        if missing or unknown:
+            raise TypeError(f"observation fields missing {sorted(missing)}, unknown {sorted(unknown)}")
+        for name, value in values.items():
+            setattr(self, name, value)
+
+    def to_json(self) -> dict:
+        plain = super().to_json()
+        plain["tricks"] = [trick.to_json() for trick in self.tricks]  # objects, not bare lists
+        return plain
+
+
+def _exchange_options(hand: list[Card]) -> list[tuple[Card, ...]]:
+    """Every set of 0-3 cards of a sorted hand, each once, as sorted tuples (TD-7, TD-19):
+    standing first, then by size, each size in ``combinations`` order."""
+    return [(), *combinations(hand, 1), *combinations(hand, 2), *combinations(hand, 3)]
+
+
+class TwentyDownState(State):
+    """One game of Twenty Down in progress.
+
+    Public fields (read them, never change them): ``points``, ``dealer``, ``forehand``, ``deal``,
+    ``trump``, ``phase`` (an index into ``PHASE_NAMES``), ``hands`` (sorted lists), ``talon``
+    (top first), ``discards``, ``exchanged``, ``playing``, ``tricks``, ``trick`` (the trick in
+    progress), ``tricks_won``, ``leader``.
+    """
+
+    __slots__ = (
+        "game",
+        "chance",
+        "history",
+        "points",
+        "dealer",
+        "forehand",
+        "deal",
+        "trump",
+        "phase",
+        "hands",
+        "talon",
+        "discards",
+        "exchanged",
+        "playing",
+        "tricks",
+        "trick",
+        "tricks_won",
+        "leader",
+        "_player",
+        "_legal",
+        "_trump",
+        "_led",
+        "_best",
+        "_best_seat",
+        "_next",
+        "_trick_size",
+    )
+
+    def __init__(self, game: TwentyDown, chance: Chance):
+        self.game = game
+        self.chance = chance
+        self.history = []
+        self.points = [game.params["start_points"]] * 4
+        self.dealer = chance.randrange("dealer", 4)  # TD-4
+        self.deal = 0
+        self._start_deal()
+
+    # --- the vocabulary of base.State -------------------------------------------------------
+
+    def current_player(self) -> int:
+        return self._player
+
+    def legal_actions(self) -> list:
+        return self._legal
+
+    def is_terminal(self) -> bool:
+        return self.phase == OVER
+
+    def result(self) -> GameResult:
+        if self.phase != OVER:
+            raise GameError(f"{self.game.name}: the game is not over; there is no result yet")
+        points = tuple(self.points)
+        return GameResult(scores=points, ranks=competition_ranks(points), better="lower")
+
+    def observation(self, seat: int) -> TwentyDownObservation:
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < 4:
+            raise GameError(f"{self.game.name}: there is no seat {seat!r} (seats are 0-3)")
+        obs = TwentyDownObservation.__new__(TwentyDownObservation)
+        obs.game = self.game.name
+        obs.seat = seat
+        obs.legal_actions = list(self._legal) if seat == self._player else []
+        obs.hand = tuple(self.hands[seat])
+        obs.dealer = self.dealer
+        obs.forehand = self.forehand
+        obs.trump = self.trump
+        obs.deal = self.deal
+        obs.points = tuple(self.points)
+        obs.phase = PHASE_NAMES[self.phase]
+        obs.exchanged = tuple(self.exchanged)
+        obs.tricks = tuple(self.tricks)
+        obs.current_trick = tuple(self.trick)
+        obs.tricks_won = tuple(self.tricks_won)
+        obs.playing = tuple(self.playing) if self.game.variant == "brostedt" else None
+        return obs
+
+    def clone(self) -> TwentyDownState:
+        other = TwentyDownState.__new__(TwentyDownState)
+        other.game = self.game
+        other.chance = self.chance.copy()
+        other.history = self.history[:]
+        other.points = self.points[:]
+        other.dealer = self.dealer
+        other.forehand = self.forehand
+        other.deal = self.deal
+        other.trump = self.trump
+        other.phase = self.phase
+        other.hands = [h[:] for h in self.hands]
+        other.talon = self.talon[:]
+        other.discards = self.discards[:]
+        other.exchanged = self.exchanged[:]
+        other.playing = self.playing[:]
+        other.tricks = self.tricks[:]  # Trick objects are read-only: sharing them is safe
+        other.trick = self.trick[:]
+        other.tricks_won = self.tricks_won[:]
+        other.leader = self.leader
+        other._player = self._player
+        other._legal = self._legal  # never changed in place, only replaced
+        other._trump = self._trump
+        other._led = self._led
+        other._best = self._best
+        other._best_seat = self._best_seat
+        other._next = self._next
+        other._trick_size = self._trick_size
+        return other
+
+    def __repr__(self) -> str:
+        return (
+            f"TwentyDownState(deal={self.deal}, phase={PHASE_NAMES[self.phase]!r}, "
+            f"player={self._player}, points={self.points})"
+        )
+
+    # --- applying actions -------------------------------------------------------------------
+
+    def _apply(self, action: Any) -> None:
+        if self.phase == PLAY:
+            # The hot path: one card to the trick (TD-8 .. TD-10).
+            p = self._player
+            self.hands[p].remove(action)
+            trick = self.trick
+            trick.append((p, action))
+            n = len(trick)
+            if n == 1:
+                self._led = _SUIT[action]
+                self._best = action
+                self._best_seat = p
+            else:
+                # TD-10: the highest trump, else the highest card of the suit led
+                best = self._best
+                s = _SUIT[action]
+                bs = _SUIT[best]
+                if (s == bs and action > best) or (s == self._trump and bs != s):
+                    self._best = action
+                    self._best_seat = p
+            if n < self._trick_size:
+                p = self._next[p]
+                self._player = p
+                hand = self.hands[p]
+                # TD-9: follow suit, else trump, else anything (the suit's run in the sorted hand)
+                led = self._led
+                lo = bisect_left(hand, _SUIT_LO[led])
+                hi = bisect_left(hand, _SUIT_HI[led], lo)
+                if lo == hi:
+                    t = self._trump
+                    lo = bisect_left(hand, _SUIT_LO[t])
+                    hi = bisect_left(hand, _SUIT_HI[t], lo)
+                    if lo == hi:
+                        lo = 0
+                        hi = 5
+                self._legal = hand[lo:hi]
+                return
+            winner = self._best_seat
+            self.tricks.append(_new_tuple(Trick, (self.leader, tuple(trick), winner)))
+            self.tricks_won[winner] += 1
+            self.trick = []
+            if len(self.tricks) == 5:
+                self._score_deal()
+                return
+            self.leader = winner
+            self._player = winner
+            self._legal = self.hands[winner][:]
+        elif self.phase == EXCHANGE:
+            self._exchange(action)
+        elif self.phase == DECIDE:
+            self._decide(action)
+        else:  # TRUMP
+            self._set_trump(action)
+
+    def _start_deal(self) -> None:
+        """Deal from the deck order of chance event ``deal-n`` (TD-5).
+
+        Order ``d[0..31]``: two cards to each player clockwise from forehand (forehand ``d[0:2]``,
+        the next ``d[2:4]``, then ``d[4:6]``, the dealer ``d[6:8]``); trump is named; then three to
+        each the same way (forehand ``d[8:11]`` ... dealer ``d[17:20]``); the talon is
+        ``d[20:32]``, top card ``d[20]``. In fixed-trump deals (TD-6) the same positions are dealt
+        at once.
+        """
+        self.deal += 1
+        order = self.chance.shuffled(f"deal-{self.deal}", PACK)
+        fh = self.forehand = _NEXT_SEAT[self.dealer]
+        hands: list[list[Card]] = [[], [], [], []]
+        for k in range(4):
+            hands[(fh + k) % 4] = order[2 * k : 2 * k + 2]
+        self.hands = hands
+        self.discards = []
+        self.exchanged = [None, None, None, None]
+        self.playing = [None] * 4 if self.game.variant == "brostedt" else [True] * 4
+        self.tricks = []
+        self.trick = []
+        self.tricks_won = [0, 0, 0, 0]
+        self.leader = fh
+        self._led = -1
+        self._best = None
+        self._best_seat = -1
+        self._next = _NEXT_SEAT
+        self._trick_size = 4
+        self._player = fh
+        if self.deal > self.game.params["fixed_trump_after"]:  # TD-6
+            self.talon = order[8:]
+            self._set_trump(HEARTS)
+        else:
+            self.talon = order[8:]  # the undealt rest: three each follow once trump is named
+            self.trump = None
+            self._trump = -1
+            self.phase = TRUMP
+            for hand in hands:
+                hand.sort()
+            self._legal = list(SUITS)  # TD-19: any of the four suits, whatever the two cards
+
+    def _set_trump(self, suit: Any) -> None:
+        self.trump = SUITS[suit]
+        self._trump = int(suit)
+        fh = self.forehand
+        talon = self.talon
+        hands = self.hands
+        for k in range(4):
+            hand = hands[(fh + k) % 4]
+            hand.extend(talon[3 * k : 3 * k + 3])
+            hand.sort()
+        del talon[:12]
+        self.phase = EXCHANGE
+        self._player = fh
+        self._legal = _exchange_options(hands[fh])
+
+    def _exchange(self, discard: tuple[Card, ...]) -> None:
+        p = self._player
+        n = len(discard)
+        if n:
+            hand = self.hands[p]
+            for c in discard:
+                hand.remove(c)
+            self.discards.extend(discard)
+            talon = self.talon
+            hand.extend(talon[:n])
+            del talon[:n]
+            hand.sort()
+        self.exchanged[p] = n
+        p = _NEXT_SEAT[p]
+        if p != self.forehand:
+            self._player = p
+            self._legal = _exchange_options(self.hands[p])
+        elif self.game.variant == "brostedt" and self._trump != DIAMONDS:
+            self.phase = DECIDE
+            self.playing[p] = True  # forehand must stay: not asked
+            self._player = _NEXT_SEAT[p]
+            self._legal = list(_STAY_OR_DROP)
+        else:
+            self.playing = [True] * 4
+            self._start_play()
+
+    def _decide(self, choice: str) -> None:
+        p = self._player
+        self.playing[p] = choice == STAY
+        p = _NEXT_SEAT[p]
+        if p != self.forehand:
+            self._player = p
+            self._legal = list(_STAY_OR_DROP)
+        elif self.playing.count(True) == 1:
+            # Everyone but forehand dropped: forehand takes all five tricks without play.
+            self.tricks_won[p] = 5
+            self._score_deal()
+        else:
+            self._start_play()
+
+    def _start_play(self) -> None:
+        playing = self.playing
+        if False in playing:  # brostedt: tricks go round the players still in
+            seats = [s for s in range(4) if playing[s]]
+            nxt = [0, 0, 0, 0]
+            for i, s in enumerate(seats):
+                nxt[s] = seats[(i + 1) % len(seats)]
+            self._next = tuple(nxt)
+            self._trick_size = len(seats)
+        else:
+            self._next = _NEXT_SEAT
+            self._trick_size = 4
+        self.phase = PLAY
+        fh = self.forehand
+        self.leader = fh
+        self._player = fh
+        self._legal = self.hands[fh][:]
+
+    def _score_deal(self) -> None:
+        """TD-11 .. TD-14, then TD-15 / TD-16."""
+        mult = 2 if self._trump == HEARTS else 1  # TD-14
+        points = self.points
+        playing = self.playing
+        if playing.count(True) == 1 and self.game.variant == "brostedt":
+            points[self.forehand] -= 5 * mult  # brostedt: all but forehand dropped
+        else:
+            for p, t in enumerate(self.tricks_won):
+                if not playing[p]:
+                    continue  # brostedt: a player who dropped out scores nothing
+                if t == 5:
+                    delta = -10  # TD-11 and TD-12
+                elif t == 0:
+                    delta = 5  # TD-13
+                else:
+                    delta = -t  # TD-11
+                points[p] += delta * mult
+        if min(points) <= 0 or self.deal >= self.game.params["max_deals"]:
+            self.phase = OVER
+            self._player = TERMINAL
+            self._legal = []
+            return
+        self.dealer = _NEXT_SEAT[self.dealer]  # TD-4
+        self._start_deal()
+
+    # --- resuming from a position (determinize) ---------------------------------------------
+
+    def _resume(self) -> None:
+        """Set the player to act, the legal actions and the trick bookkeeping from the fields."""
+        phase = self.phase
+        fh = self.forehand
+        self._trump = -1 if self.trump is None else int(self.trump)
+        self._led, self._best, self._best_seat = -1, None, -1
+        self._next, self._trick_size = _NEXT_SEAT, 4
+        if phase == OVER:
+            self._player, self._legal = TERMINAL, []
+        elif phase == TRUMP:
+            self._player, self._legal = fh, list(SUITS)
+        elif phase == EXCHANGE:
+            p = fh
+            while self.exchanged[p] is not None:
+                p = _NEXT_SEAT[p]
+            self._player, self._legal = p, _exchange_options(self.hands[p])
+        elif phase == DECIDE:
+            p = _NEXT_SEAT[fh]
+            while self.playing[p] is not None:
+                p = _NEXT_SEAT[p]
+            self._player, self._legal = p, list(_STAY_OR_DROP)
+        else:
+            trick = self.trick
+            self._start_play()
+            self.leader = trick[0][0] if trick else (self.tricks[-1].winner if self.tricks else fh)
+            self._player = self.leader
+            self._legal = self.hands[self.leader][:]
+            self.trick = []
+            for seat, card in trick:
+                # the trick so far goes through the hot path again, which sets the bookkeeping
+                if seat != self._player:
+                    raise GameError(f"{self.game.name}: seat {seat} played out of turn")
+                self.hands[seat].append(card)
+                self._apply(card)
+
+
+class TwentyDown(Game):
+    """Twenty Down for exactly four players; lower points are better."""
+
+    name = "twenty-down"
+    aliases = ("td", "twenty")
+    title = "Twenty Down"
+    min_players = 4
+    max_players = 4
+    default_players = 4
+    parameters: ClassVar[dict[str, int]] = {
+        "start_points": 20,
+        "fixed_trump_after": 8,
+        "max_deals": 100,
+    }
+    variants = ("brostedt",)
+    score_name = "points"
+    better = "lower"
+    state_class = TwentyDownState
+
+    def check_parameters(self) -> None:
+        p = self.params
+        if p["start_points"] < 1:
+            raise InvalidParametersError(
+                f"{self.name}: start_points must be at least 1, not {p['start_points']}"
+            )
+        if p["fixed_trump_after"] < 0:
+            raise InvalidParametersError(
+                f"{self.name}: fixed_trump_after must be 0 or more, not {p['fixed_trump_after']}"
+            )
+        if p["max_deals"] < 1:
+            raise InvalidParametersError(
+                f"{self.name}: max_deals must be at least 1, not {p['max_deals']}"
+            )
+
+    def determinize(
+        self, observation: TwentyDownObservation, rng: Any, discarded: Any = ()
+    ) -> TwentyDownState:
+        """A full state consistent with ``observation``, hidden cards sampled uniformly.
+
+        The observer's hand and everything public (points, dealer, deal number, trump, exchanged
+        counts, who plays, the tricks so far) are as observed. The other hands get the right
+        sizes, drawn uniformly from all placements of the unseen cards that respect what play
+        proves: a player who did not follow suit holds none of it, and one who also did not trump
+        holds no trump. The rest are the talon (random order) and the discards. ``discarded``:
+        cards the observer remembers discarding this deal (the observation does not show them,
+        TD-18); they go to the discards instead of to other hands. ``rng`` is a ``random.Random``.
+
+        Limits: no inference from bidding-like choices (what was named trump, how many were
+        exchanged); the state's ``history`` is empty and its chance a fresh ``Chance`` seeded
+        from ``rng``, so later deals differ from the real ones and ``record()`` does not replay.
+        """
+        obs = observation
+        if obs.game != self.name:
+            raise GameError(f"{self.name}: cannot determinize an observation of {obs.game!r}")
+        seat = obs.seat
+        phase = _PHASE_INDEX[obs.phase]
+        brostedt = self.variant == "brostedt"
+        trump = obs.trump
+        tricks = list(obs.tricks)
+        trick = list(obs.current_trick)
+        played_by = [0, 0, 0, 0]
+        voids: list[set[int]] = [set(), set(), set(), set()]
+        seen = set(obs.hand)
+        for cards in [t.cards for t in tricks] + [tuple(trick)]:
+            if not cards:
+                continue
+            led = _SUIT[cards[0][1]]
+            for p, c in cards:
+                played_by[p] += 1
+                seen.add(c)
+                s = _SUIT[c]
+                if s != led:
+                    voids[p].add(led)
+                    if trump is not None and s != trump:
+                        voids[p].add(int(trump))
+        playing = list(obs.playing) if brostedt else [True] * 4
+        hand_size = 2 if phase == TRUMP else 5
+        sizes = [hand_size - played_by[p] if playing[p] else hand_size for p in range(4)]
+        if len(obs.hand) != sizes[seat]:
+            raise GameError(f"{self.name}: the observation's hand does not fit its phase")
+        discarded = list(discarded)
+        n_discards = 0 if phase == TRUMP else sum(n for n in obs.exchanged if n is not None)
+        if len(discarded) > n_discards or any(c in seen for c in discarded):
+            raise GameError(f"{self.name}: the remembered discards do not fit the observation")
+        seen.update(discarded)
+        unseen = [c for c in PACK if c not in seen]
+        others = [p for p in range(4) if p != seat]
+        slots = [(p, sizes[p], voids[p]) for p in others]
+        hands_out, rest = _sample_placement(unseen, slots, rng)
+        if hands_out is None:
+            raise GameError(f"{self.name}: no deal of the unseen cards fits the observation")
+
+        state = TwentyDownState.__new__(TwentyDownState)
+        state.game = self
+        state.chance = Chance(seed=rng.random())
+        state.history = []
+        state.points = list(obs.points)
+        state.dealer = obs.dealer
+        state.forehand = obs.forehand
+        state.deal = obs.deal
+        state.trump = trump
+        state.phase = phase
+        hands: list[list[Card]] = [[], [], [], []]
+        hands[seat] = sorted(obs.hand)
+        for p, cards in zip(others, hands_out, strict=True):
+            hands[p] = sorted(cards)
+        state.hands = hands
+        need = n_discards - len(discarded)
+        state.discards = discarded + rest[:need]
+        state.talon = rest[need:]
+        state.exchanged = list(obs.exchanged)
+        state.playing = playing
+        state.tricks = tricks
+        state.trick = trick
+        state.tricks_won = list(obs.tricks_won)
+        state.leader = obs.forehand
+        state._resume()
+        return state
+
+
+def _sample_placement(
+    cards: list[Card], slots: list[tuple[int, int, set[int]]], rng: Any
+) -> tuple[list[list[Card]] | None, list[Card]]:
+    """Place ``cards`` into hands of the given sizes, none holding a suit it is void in.
+
+    Uniform over all valid placements. Returns the hands (in slot order) and the rest in random
+    order, or ``(None, [])`` when no placement exists. Without voids a shuffle does; with voids a
+    few shuffles are tried (rejection sampling is exact), then an exact count over how many cards
+    of each suit go to each hand.
+    """
+    cards = list(cards)
+    rng.shuffle(cards)
+    if not any(v for _, _, v in slots):
+        hands, i = [], 0
+        for _, size, _ in slots:
+            hands.append(cards[i : i + size])
+            i += size
+        return hands, cards[i:]
+    for _ in range(20):
+        hands, i, ok = [], 0, True
+        for _, size, void in slots:
+            hand = cards[i : i + size]
+            if any(_SUIT[c] in void for c in hand):
+                ok = False
+                break
+            hands.append(hand)
+            i += size
+        if ok:
+            return hands, cards[i:]
+        rng.shuffle(cards)
+
+    by_suit: list[list[Card]] = [[], [], [], []]
+    for c in cards:
+        by_suit[_SUIT[c]].append(c)
+    memo: dict[tuple[int, tuple[int, ...]], int] = {}
+
+    def vectors(size: int, remaining: tuple[int, ...], void: set[int]):
+        caps = [0 if s in void else remaining[s] for s in range(4)]
+        for a in range(min(size, caps[0]) + 1):
+            for b in range(min(size - a, caps[1]) + 1):
+                for c in range(min(size - a - b, caps[2]) + 1):
+                    d = size - a - b - c
+                    if d <= caps[3]:
+                        yield (a, b, c, d)
+
+    def ways(i: int, remaining: tuple[int, ...]) -> int:
+        if i == len(slots):
+            return 1
+        key = (i, remaining)
+        if key not in memo:
+            _, size, void = slots[i]
+            total = 0
+            for v in vectors(size, remaining, void):
+                rest = tuple(r - k for r, k in zip(remaining, v, strict=True))
+                total += _choose(remaining, v) * ways(i + 1, rest)
+            memo[key] = total
+        return memo[key]
+
+    remaining = tuple(len(x) for x in by_suit)
+    if ways(0, remaining) == 0:
+        return None, []
+    counts = []
+    for i, (_, size, void) in enumerate(slots):
+        pick = rng.randrange(ways(i, remaining))
+        for v in vectors(size, remaining, void):
+            rest = tuple(r - k for r, k in zip(remaining, v, strict=True))
+            pick -= _choose(remaining, v) * ways(i + 1, rest)
+            if pick < 0:
+                break
+        counts.append(v)
+        remaining = rest
+    hands = [[] for _ in slots]
+    for s in range(4):
+        pool = by_suit[s]  # already in random order
+        i = 0
+        for h, v in zip(hands, counts, strict=True):
+            h.extend(pool[i : i + v[s]])
+            i += v[s]
+        by_suit[s] = pool[i:]
+    rest = [c for pool in by_suit for c in pool]
+    rng.shuffle(rest)
+    return hands, rest
+
+
+def _choose(remaining: tuple[int, ...], v: tuple[int, ...]) -> int:
+    return comb(remaining[0], v[0]) * comb(remaining[1], v[1]) * comb(remaining[2], v[2]) * comb(
+        remaining[3], v[3]
+    )
+
+
+__all__ = [
+    "DROP",
+    "PHASE_NAMES",
+    "STAY",
+    "Trick",
+    "TwentyDown",
+    "TwentyDownObservation",
+    "TwentyDownState",
+]

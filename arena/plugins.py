@@ -1,0 +1,276 @@
+"""Finding bots and games: bot files in ``bots/``, installed entry points, the bundled games.
+
+One ``load_registry()`` builds a ``Registry`` of everything registered through the two hooks.
+Nothing a plugin does can stop the others from loading: a file that fails to import, has no hook,
+registers a name twice or raises in its hook becomes a one-line ``LoadError`` naming the file.
+Set ``ARENA_TRACE_PLUGINS=1`` to print every file and hook as it is loaded.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib.metadata
+import importlib.util
+import inspect
+import os
+import sys
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pluggy
+
+from . import hookspecs
+from .bot import Bot
+from .games.base import Game
+
+HOOK_NAMES = ("arena_register_bots", "arena_register_games")
+BOTS_DIR_ENV = "ARENA_BOTS_DIR"
+TRACE_ENV = "ARENA_TRACE_PLUGINS"
+
+
+class UnknownNameError(LookupError):
+    """A bot or game name that is not registered; the message suggests the closest one."""
+
+
+@dataclass(frozen=True)
+class LoadError:
+    source: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.source}: {self.message}"
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """One registered bot: a class, the settings it is made with, and where it came from."""
+
+    name: str
+    cls: type
+    settings: tuple[tuple[str, Any], ...] = ()
+    source: str = ""
+
+    @property
+    def games(self) -> frozenset[str] | None:
+        games = getattr(self.cls, "games", None)
+        return None if games is None else frozenset(games)
+
+    def plays(self, game_name: str) -> bool:
+        games = self.games
+        return games is None or game_name in games
+
+    def create(self) -> Any:
+        bot = self.cls(**dict(self.settings))
+        return bot
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    name: str
+    cls: type[Game]
+    source: str = ""
+
+
+@dataclass
+class Registry:
+    bots: dict[str, BotSpec] = field(default_factory=dict)
+    games: dict[str, GameSpec] = field(default_factory=dict)
+    aliases: dict[str, str] = field(default_factory=dict)
+    errors: list[LoadError] = field(default_factory=list)
+
+    def game(self, name: str) -> GameSpec:
+        key = self.aliases.get(name, name)
+        if key in self.games:
+            return self.games[key]
+        raise UnknownNameError(_unknown("game", name, list(self.games) + list(self.aliases)))
+
+    def bot(self, name: str) -> BotSpec:
+        if name in self.bots:
+            return self.bots[name]
+        raise UnknownNameError(_unknown("bot", name, list(self.bots)))
+
+    def bots_for(self, game_name: str) -> list[BotSpec]:
+        return [b for b in self.bots.values() if b.plays(game_name)]
+
+    def game_classes(self) -> dict[str, type[Game]]:
+        return {name: spec.cls for name, spec in self.games.items()}
+
+
+def _unknown(kind: str, name: str, known: list[str]) -> str:
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    listing = ", ".join(sorted(known)) if known else "none are loaded"
+    return f"unknown {kind} {name!r}{hint} (known: {listing})"
+
+
+def default_bots_dir() -> Path:
+    return Path(os.environ.get(BOTS_DIR_ENV) or "bots")
+
+
+def _trace(message: str) -> None:
+    if os.environ.get(TRACE_ENV):
+        print(f"[arena plugins] {message}", file=sys.stderr)
+
+
+def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, SyntaxError):
+        return f"syntax error at line {exc.lineno}: {exc.msg}"
+    text = str(exc).strip().splitlines()
+    detail = text[0] if text else ""
+    return f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
+
+
+def _where(exc: BaseException, path: str) -> str:
+    """The line of the plugin file where ``exc`` was raised, if it was raised there."""
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        if frame.filename == path:
+            return f" (line {frame.lineno})"
+    return ""
+
+
+def _import_file(path: Path) -> Any:
+    module_name = f"arena_bots.{path.stem}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    # Registered before running so that classes defined in the file can be pickled by reference.
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(module_name, None)
+        raise
+    return module
+
+
+def _hook_functions(plugin: Any) -> dict[str, Any]:
+    found = {}
+    for name in dir(plugin):
+        if not name.startswith("arena_"):
+            continue
+        value = getattr(plugin, name, None)
+        if callable(value) and hasattr(value, "arena_impl"):
+            found[name] = value
+    return found
+
+
+class _Loader:
+    """Collects registrations from one plugin at a time, so every error names its source."""
+
+    def __init__(self, registry: Registry):
+        self.registry = registry
+        self.pm = pluggy.PluginManager("arena")
+        self.pm.add_hookspecs(hookspecs)
+
+    def add_plugin(self, plugin: Any, source: str) -> None:
+        hooks = _hook_functions(plugin)
+        for name in hooks:
+            if name not in HOOK_NAMES:
+                close = difflib.get_close_matches(name, HOOK_NAMES, n=1)
+                hint = f"; did you mean {close[0]}?" if close else ""
+                self.error(source, f"unknown hook {name}{hint}")
+                return
+        if not hooks:
+            self.error(source, "no @arena.hookimpl arena_register_bots or arena_register_games")
+            return
+        try:
+            self.pm.register(plugin, name=source)
+        except Exception as exc:
+            self.error(source, _one_line(exc))
+            return
+        for name, function in hooks.items():
+            _trace(f"{source}: calling {name}")
+            pending: list[tuple[str, Any]] = []
+            register = self._bot_register if name == "arena_register_bots" else self._game_register
+            try:
+                function(register=lambda *a, **kw: pending.append(register(source, *a, **kw)))
+            except Exception as exc:
+                self.error(source, f"{name} raised {_one_line(exc)}{_where(exc, source)}")
+                pending.clear()
+                continue
+            self._commit(source, pending)
+
+    def error(self, source: str, message: str) -> None:
+        _trace(f"{source}: {message}")
+        self.registry.errors.append(LoadError(source, message))
+
+    def _bot_register(self, source: str, cls: Any = None, name: str | None = None, **settings):
+        if not (inspect.isclass(cls) and issubclass(cls, Bot)):
+            raise TypeError(f"register() takes a subclass of arena.Bot, not {cls!r}")
+        name = name or getattr(cls, "name", "") or ""
+        if not isinstance(name, str) or not name.strip():
+            raise TypeError(f"bot class {cls.__name__} has no name")
+        if not callable(getattr(cls, "act", None)):
+            raise TypeError(f"bot {name!r} has no act(observation) method")
+        games = getattr(cls, "games", None)
+        if games is not None and (isinstance(games, str) or not all(isinstance(g, str) for g in games)):
+            raise TypeError(f"bot {name!r}: games must be a set of game names")
+        return ("bot", BotSpec(name, cls, tuple(sorted(settings.items())), source))
+
+    def _game_register(self, source: str, cls: Any = None):
+        if not (inspect.isclass(cls) and issubclass(cls, Game) and cls.name):
+            raise TypeError(f"register() takes a named subclass of arena's Game, not {cls!r}")
+        return ("game", GameSpec(cls.name, cls, source))
+
+    def _commit(self, source: str, pending: list[tuple[str, Any]]) -> None:
+        registry = self.registry
+        for kind, spec in pending:
+            if kind == "bot":
+                other = registry.bots.get(spec.name)
+                if other is not None:
+                    self.error(source, f"bot name {spec.name!r} is already taken by {other.source}")
+                    continue
+                registry.bots[spec.name] = spec
+                _trace(f"{source}: bot {spec.name}")
+            else:
+                other = registry.games.get(spec.name)
+                if other is not None or spec.name in registry.aliases:
+                    self.error(source, f"game name {spec.name!r} is already registered")
+                    continue
+                registry.games[spec.name] = spec
+                for alias in spec.cls.aliases:
+                    if alias not in registry.games and alias not in registry.aliases:
+                        registry.aliases[alias] = spec.name
+                _trace(f"{source}: game {spec.name}")
+
+
+def load_registry(
+    bots_dir: str | Path | None = None,
+    entry_points: bool = True,
+) -> Registry:
+    """Load the bundled games, every bot file in ``bots_dir`` and every ``arena`` entry point."""
+    from . import builtin_plugins
+
+    registry = Registry()
+    loader = _Loader(registry)
+    loader.add_plugin(builtin_plugins, "arena (bundled)")
+    folder = Path(bots_dir) if bots_dir is not None else default_bots_dir()
+    if folder.is_dir():
+        for path in sorted(folder.glob("*.py")):
+            if path.name.startswith("_"):
+                continue
+            source = str(path)
+            _trace(f"loading {source}")
+            try:
+                module = _import_file(path)
+            except BaseException as exc:  # a bot file may even call sys.exit() at import
+                if isinstance(exc, KeyboardInterrupt):
+                    raise
+                loader.error(source, f"failed to import: {_one_line(exc)}{_where(exc, source)}")
+                continue
+            loader.add_plugin(module, source)
+    if entry_points:
+        for ep in importlib.metadata.entry_points(group="arena"):
+            source = f"entry point {ep.name} ({ep.value})"
+            try:
+                plugin = ep.load()
+            except BaseException as exc:
+                if isinstance(exc, KeyboardInterrupt):
+                    raise
+                loader.error(source, f"failed to import: {_one_line(exc)}")
+                continue
+            loader.add_plugin(plugin, source)
+    return registry

@@ -1,0 +1,91 @@
+"""TrueSkill ratings: one rating per bot per game, updated from each game's full ranking.
+
+A game is a free-for-all of the distinct bots at the table. A bot holding several seats (fewer bots
+than seats) is placed by the mean rank of its seats; bots with equal places draw. A game with a
+single distinct bot teaches nothing and is not rated.
+
+Each game has its own TrueSkill environment:
+
+- ``beta`` (the skill gap that gives a 76 % chance to finish ahead) says how much luck a single
+  game holds. Twenty Down's score is built over a dozen deals of trick play where skill tells
+  (trueskill's default, σ/2 = 4.17); How Low Can You Go? is decided mostly by the cards drawn,
+  so a single game says less: β = σ = 8.33.
+- ``draw_probability`` is how often two bots share a place, measured from random play of the
+  bundled engines (arena bench --draws): about 11 % of pairs tie in Twenty Down (equal points),
+  about 6 % in How Low Can You Go? (equal chips or elimination in the same deal).
+
+Both can be set per game in a tournament file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import trueskill
+
+DEFAULT_MU = 25.0
+DEFAULT_SIGMA = DEFAULT_MU / 3
+
+
+@dataclass(frozen=True)
+class Environment:
+    mu: float = DEFAULT_MU
+    sigma: float = DEFAULT_SIGMA
+    beta: float = DEFAULT_SIGMA / 2
+    tau: float = DEFAULT_SIGMA / 100
+    draw_probability: float = 0.10
+
+    def trueskill(self) -> trueskill.TrueSkill:
+        return trueskill.TrueSkill(
+            mu=self.mu,
+            sigma=self.sigma,
+            beta=self.beta,
+            tau=self.tau,
+            draw_probability=self.draw_probability,
+            backend=None,
+        )
+
+
+GAME_ENVIRONMENTS = {
+    "twenty-down": Environment(beta=DEFAULT_SIGMA / 2, draw_probability=0.11),
+    "how-low-can-you-go": Environment(beta=DEFAULT_SIGMA, draw_probability=0.06),
+}
+
+
+def environment_for(game: str, overrides: dict | None = None) -> Environment:
+    base = GAME_ENVIRONMENTS.get(game, Environment())
+    if not overrides:
+        return base
+    values = {**base.__dict__, **overrides}
+    return Environment(**values)
+
+
+class RatingTable:
+    """The ratings of one game's bots, updated game by game in schedule order."""
+
+    def __init__(self, environment: Environment, ratings: dict[str, tuple[float, float]] | None = None):
+        self.environment = environment
+        self.env = environment.trueskill()
+        self.ratings: dict[str, trueskill.Rating] = {
+            bot: self.env.create_rating(mu, sigma) for bot, (mu, sigma) in (ratings or {}).items()
+        }
+
+    def rating(self, bot: str) -> trueskill.Rating:
+        rating = self.ratings.get(bot)
+        if rating is None:
+            rating = self.ratings[bot] = self.env.create_rating()
+        return rating
+
+    def update(self, placings: dict[str, float]) -> bool:
+        """Rate one game from ``{bot: place}`` (smaller is better). False if not rated."""
+        if len(placings) < 2:
+            return False
+        bots = list(placings)
+        teams = [(self.rating(b),) for b in bots]
+        new = self.env.rate(teams, ranks=[placings[b] for b in bots])
+        for bot, (rating,) in zip(bots, new, strict=True):
+            self.ratings[bot] = rating
+        return True
+
+    def as_tuples(self) -> dict[str, tuple[float, float]]:
+        return {bot: (r.mu, r.sigma) for bot, r in self.ratings.items()}

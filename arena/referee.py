@@ -1,0 +1,286 @@
+"""The referee: plays one game between bots, and nothing a bot does can stop it.
+
+It asks the seat to move with that seat's observation only, checks the answer against the legal
+actions the engine computed, and times every decision. A *fault* — an exception of any kind, an
+answer that is not a legal action, an answer past the time limit — is recorded against the bot and
+the referee plays a fallback action for it: a uniformly random legal action from the referee's own
+generator (seeded from the game seed, so the game stays reproducible). After ``max_faults`` faults in
+one game the bot forfeits: it is asked nothing more, its seat is played by the fallback, and it is
+ranked last whatever its score. The referee knows nothing about any game's rules.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from .games.base import Game, GameResult
+from .watchdog import INF, MoveTimeout, get_watchdog
+
+
+class UserInterrupt(KeyboardInterrupt):
+    """A real Ctrl-C from the person running arena (a bot raising KeyboardInterrupt is a fault)."""
+
+
+interrupt_requested = False
+_NO_ANSWER = object()
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    seat: int
+    decision: int  # 0 for start(), -1 for end(), else the game's decision number
+    kind: str  # "exception", "illegal", "timeout", "crash", "memory"
+    message: str
+
+    def to_json(self) -> dict:
+        return {"seat": self.seat, "decision": self.decision, "kind": self.kind, "message": self.message}
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    """What ``Bot.start(info)`` receives."""
+
+    game: str
+    seat: int
+    players: int
+    variant: str | None
+    params: dict
+    move_time: float
+
+    def to_json(self) -> dict:
+        return {
+            "game": self.game,
+            "seat": self.seat,
+            "players": self.players,
+            "variant": self.variant,
+            "params": dict(self.params),
+            "move_time": self.move_time,
+        }
+
+
+@dataclass
+class GameOutcome:
+    """One finished game as the referee saw it: engine result adjusted for forfeits."""
+
+    game: str
+    seed: str
+    bots: tuple[str, ...]
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+    engine_ranks: tuple[int, ...]
+    faults: tuple[int, ...]
+    forfeits: tuple[bool, ...]
+    fault_log: list[Fault]
+    decisions: int
+    seconds: float
+    record: dict | None = None
+    better: str = "higher"
+    extra: dict = field(default_factory=dict)
+
+    def placings(self) -> dict[str, float]:
+        """Each distinct bot's place in this game: the mean rank of its seats."""
+        sums: dict[str, list[int]] = {}
+        for bot, rank in zip(self.bots, self.ranks, strict=True):
+            sums.setdefault(bot, []).append(rank)
+        return {bot: sum(r) / len(r) for bot, r in sums.items()}
+
+
+def ranks_with_forfeits(ranks: tuple[int, ...], forfeits: list[bool]) -> tuple[int, ...]:
+    """Forfeited seats share the last place; the others keep their order among themselves."""
+    if not any(forfeits):
+        return tuple(ranks)
+    kept = sorted(r for r, f in zip(ranks, forfeits, strict=True) if not f)
+    first_place = {}
+    for i, r in enumerate(kept):
+        first_place.setdefault(r, i + 1)
+    last = len(kept) + 1
+    return tuple(last if f else first_place[r] for r, f in zip(ranks, forfeits, strict=True))
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    detail = f": {text[0][:200]}" if text and text[0] else ""
+    return f"{type(exc).__name__}{detail}"
+
+
+def _safe_repr(value: Any) -> str:
+    try:
+        text = repr(value)
+    except BaseException:
+        text = f"<unprintable {type(value).__name__}>"
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+class _Seats:
+    """Bookkeeping of faults and forfeits for one game."""
+
+    def __init__(self, n: int, max_faults: int):
+        self.faults = [0] * n
+        self.forfeited = [False] * n
+        self.log: list[Fault] = []
+        self.max_faults = max_faults
+
+    def fault(self, seat: int, decision: int, kind: str, message: str) -> None:
+        self.faults[seat] += 1
+        self.log.append(Fault(seat, decision, kind, message))
+        if self.faults[seat] >= self.max_faults:
+            self.forfeited[seat] = True
+
+
+def _check_interrupt(exc: BaseException) -> None:
+    if interrupt_requested and isinstance(exc, KeyboardInterrupt):
+        raise UserInterrupt() from None
+
+
+def _call_timed(watchdog, move_time: float, function, argument) -> tuple[str | None, Any, float]:
+    """Run ``function(argument)`` under the time limit -> (fault kind or None, value, seconds)."""
+    clock = time.perf_counter
+    start = clock()
+    watchdog.deadline = start + move_time
+    try:
+        value = function(argument)
+        watchdog.deadline = INF
+    except MoveTimeout:
+        watchdog.deadline = INF
+        return "timeout", f"no answer within {move_time:g} s", clock() - start
+    except BaseException as exc:
+        watchdog.deadline = INF
+        _check_interrupt(exc)
+        return "exception", _describe(exc), clock() - start
+    seconds = clock() - start
+    if seconds > move_time:
+        return "timeout", f"answered after {seconds:.3f} s (limit {move_time:g} s)", seconds
+    return None, value, seconds
+
+
+def play_game(
+    game: Game,
+    bots: list[Any],
+    names: tuple[str, ...],
+    seed: str,
+    move_time: float = 1.0,
+    max_faults: int = 3,
+    keep_record: bool = False,
+) -> GameOutcome:
+    """Play one game. ``bots`` holds one zero-argument factory per seat (usually ``BotSpec.create``)."""
+    n = game.players
+    if len(bots) != n:
+        raise ValueError(f"{game.name} needs {n} bots, got {len(bots)}")
+    began = time.perf_counter()
+    watchdog = get_watchdog(move_time)
+    state = game.new_state(seed)
+    fallback_rng = random.Random(f"{seed}/referee")
+    seats = _Seats(n, max_faults)
+    players: list[Any] = [None] * n
+    acts: list[Any] = [None] * n
+    times: list[float] | None = [] if keep_record else None
+
+    for seat, factory in enumerate(bots):
+        kind, bot, _ = _call_timed(watchdog, move_time, lambda f: f(), factory)
+        if kind is not None:
+            seats.fault(seat, 0, kind, f"could not be created: {bot}")
+            seats.forfeited[seat] = True
+            continue
+        try:
+            bot.rng = random.Random(f"{seed}/seat-{seat}")
+            act = bot.act
+        except BaseException as exc:
+            _check_interrupt(exc)
+            seats.fault(seat, 0, "exception", _describe(exc))
+            seats.forfeited[seat] = True
+            continue
+        players[seat] = bot
+        acts[seat] = act
+        start = getattr(bot, "start", None)
+        if start is not None:
+            info = GameInfo(game.name, seat, n, game.variant, dict(game.params), move_time)
+            kind, message, _ = _call_timed(watchdog, move_time, start, info)
+            if kind is not None:
+                seats.fault(seat, 0, kind, f"in start(): {message}")
+
+    forfeited = seats.forfeited
+    clock = time.perf_counter
+    decision = 0
+    while True:
+        player = state.current_player()
+        if player < 0:
+            break
+        decision += 1
+        legal = state.legal_actions()
+        if forfeited[player]:
+            state.apply_action(legal[fallback_rng.randrange(len(legal))])
+            if times is not None:
+                times.append(0.0)
+            continue
+        observation = state.observation(player)
+        answer = _NO_ANSWER
+        start = clock()
+        watchdog.deadline = start + move_time
+        try:
+            answer = acts[player](observation)
+            # Inside the timer: a hostile __eq__ could loop forever.
+            index = legal.index(answer)
+            watchdog.deadline = INF
+        except MoveTimeout:
+            watchdog.deadline = INF
+            index = None
+            seats.fault(player, decision, "timeout", f"no answer within {move_time:g} s")
+        except ValueError as exc:
+            watchdog.deadline = INF
+            index = None
+            if answer is _NO_ANSWER:
+                seats.fault(player, decision, "exception", _describe(exc))
+            else:
+                seats.fault(player, decision, "illegal", f"{_safe_repr(answer)} is not a legal action")
+        except BaseException as exc:
+            watchdog.deadline = INF
+            _check_interrupt(exc)
+            index = None
+            seats.fault(player, decision, "exception", _describe(exc))
+        elapsed = clock() - start
+        if index is not None and elapsed > move_time:
+            index = None
+            seats.fault(
+                player, decision, "timeout", f"answered after {elapsed:.3f} s (limit {move_time:g} s)"
+            )
+        if index is None:
+            watchdog.reinstall()
+            index = fallback_rng.randrange(len(legal))
+        if times is not None:
+            times.append(elapsed)
+        state.apply_action(legal[index])
+
+    result: GameResult = state.result()
+    for seat, bot in enumerate(players):
+        end = getattr(bot, "end", None) if bot is not None and not forfeited[seat] else None
+        if end is not None:
+            kind, message, _ = _call_timed(watchdog, move_time, end, result)
+            if kind is not None:
+                # A fault in end() is counted but cannot forfeit a game already over.
+                seats.faults[seat] += 1
+                seats.log.append(Fault(seat, -1, kind, f"in end(): {message}"))
+
+    record = None
+    if keep_record:
+        record = state.record()
+        record["bots"] = list(names)
+        record["faults"] = [f.to_json() for f in seats.log]
+        record["decision_ms"] = [round(t * 1000, 3) for t in times or ()]
+    return GameOutcome(
+        game=game.name,
+        seed=seed,
+        bots=tuple(names),
+        scores=tuple(result.scores),
+        ranks=ranks_with_forfeits(result.ranks, forfeited),
+        engine_ranks=tuple(result.ranks),
+        faults=tuple(seats.faults),
+        forfeits=tuple(forfeited),
+        fault_log=seats.log,
+        decisions=decision,
+        seconds=clock() - began,
+        record=record,
+        better=result.better,
+    )

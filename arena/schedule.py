@@ -1,0 +1,58 @@
+"""Round-robin schedules in duplicate format.
+
+A *group* is the set of bots at one table: every combination of the selected bots for the table
+size, or, with fewer bots than seats, all of them, each filling seats equally. A group plays one
+*board* (one deal seed) once per seat rotation — lineup ``j`` puts ``group[(seat + j) % m]`` in each
+seat — so every bot sits in every seat equally often and every bot gets the same cards in turn, as
+in duplicate bridge. Rounds repeat the groups with fresh seeds, in a shuffled order, so a schedule
+cut short by ``--games`` still spreads games over the groups.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduledGame:
+    index: int  # position in this run's schedule for this game: results are rated in this order
+    game: str
+    seed: str
+    seats: tuple[str, ...]
+    board: int  # games with the same board share the seed (duplicate format)
+
+
+def groups(bots: list[str], table_size: int) -> list[tuple[str, ...]]:
+    if len(bots) >= table_size:
+        return list(itertools.combinations(bots, table_size))
+    return [tuple(bots)]
+
+
+def lineups(group: tuple[str, ...], table_size: int) -> list[tuple[str, ...]]:
+    m = len(group)
+    return [tuple(group[(seat + j) % m] for seat in range(table_size)) for j in range(m)]
+
+
+def round_robin(
+    game: str, bots: list[str], table_size: int, games: int, seed: str | int
+) -> Iterator[ScheduledGame]:
+    """The first ``games`` games of the endless duplicate round-robin of ``bots``."""
+    if not bots:
+        return
+    table_groups = groups(sorted(bots), table_size)
+    index = 0
+    board = 0
+    for round_number in itertools.count():
+        order = list(range(len(table_groups)))
+        random.Random(f"{seed}/{game}/round-{round_number}").shuffle(order)
+        for g in order:
+            board_seed = f"{seed}/{game}/{round_number}/{g}"
+            for lineup in lineups(table_groups[g], table_size):
+                if index >= games:
+                    return
+                yield ScheduledGame(index, game, board_seed, lineup, board)
+                index += 1
+            board += 1

@@ -1,0 +1,362 @@
+"""The results database: one SQLite file (``leaderboard/arena.db`` by default).
+
+Games are written in schedule order together with the ratings they lead to, in one transaction
+per batch, so the file always holds a consistent prefix of every run: an interrupted run resumes
+from where its last batch ended and rates the rest exactly as an uninterrupted run would.
+A file that is not ours, corrupt, locked, read-only or from a newer arena is reported with one
+clear line (``StoreError``) and never overwritten.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+import zlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .referee import GameOutcome
+
+SCHEMA_VERSION = 1
+APPLICATION_ID = 0x4152454E  # "AREN": marks the file as an arena database
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY,
+    created REAL NOT NULL,
+    seed TEXT NOT NULL,
+    config TEXT NOT NULL,
+    status TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY,
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    game TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    board INTEGER NOT NULL,
+    seed TEXT NOT NULL,
+    players INTEGER NOT NULL,
+    decisions INTEGER NOT NULL,
+    seconds REAL NOT NULL,
+    finished REAL NOT NULL,
+    record BLOB,
+    UNIQUE (run_id, game, idx)
+);
+CREATE TABLE IF NOT EXISTS seats (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    seat INTEGER NOT NULL,
+    bot TEXT NOT NULL,
+    score INTEGER NOT NULL,
+    rank INTEGER NOT NULL,
+    faults INTEGER NOT NULL,
+    forfeit INTEGER NOT NULL,
+    PRIMARY KEY (game_id, seat)
+);
+CREATE TABLE IF NOT EXISTS placings (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    game TEXT NOT NULL,
+    bot TEXT NOT NULL,
+    place REAL NOT NULL,
+    PRIMARY KEY (game_id, bot)
+);
+CREATE INDEX IF NOT EXISTS placings_by_game ON placings (game, bot);
+CREATE TABLE IF NOT EXISTS faults (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    seat INTEGER NOT NULL,
+    decision INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    message TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS ratings (
+    game TEXT NOT NULL,
+    bot TEXT NOT NULL,
+    mu REAL NOT NULL,
+    sigma REAL NOT NULL,
+    PRIMARY KEY (game, bot)
+);
+"""
+
+
+class StoreError(Exception):
+    """The database cannot be used; the message is one line for the user."""
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    id: int
+    seed: str
+    config: dict
+    status: str
+
+
+def _explain(exc: sqlite3.Error, path: Path) -> str:
+    text = str(exc)
+    if "locked" in text or "busy" in text:
+        return f"{path}: the database is locked by another arena process; wait for it or use --db"
+    if "readonly" in text or "read-only" in text:
+        return f"{path}: the database is read-only; make it writable or use --db"
+    if "not a database" in text or "malformed" in text or "corrupt" in text:
+        return f"{path}: not a valid arena database (corrupt or another kind of file); use --db"
+    if "unable to open" in text:
+        return f"{path}: cannot open the database file (check the folder exists and is writable)"
+    return f"{path}: database error: {text}"
+
+
+class Store:
+    def __init__(self, path: str | Path, create: bool = True, timeout: float = 5.0):
+        self.path = Path(path)
+        if not self.path.exists() and not create:
+            raise StoreError(f"{self.path}: no database yet (run `arena run` first)")
+        try:
+            if create:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
+            self.db.execute("PRAGMA foreign_keys = ON")
+            self._check_and_create()
+        except sqlite3.Error as exc:
+            raise StoreError(_explain(exc, self.path)) from None
+        except OSError as exc:
+            raise StoreError(f"{self.path}: {exc.strerror or exc}") from None
+
+    def _check_and_create(self) -> None:
+        db = self.db
+        app_id = db.execute("PRAGMA application_id").fetchone()[0]
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if app_id not in (0, APPLICATION_ID) or (app_id == 0 and tables and "meta" not in tables):
+            raise StoreError(f"{self.path}: this SQLite file is not an arena database; use --db")
+        if "meta" in tables:
+            row = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+            version = int(row[0]) if row else 0
+            if version > SCHEMA_VERSION:
+                raise StoreError(
+                    f"{self.path}: made by a newer arena (schema {version}, this one reads "
+                    f"{SCHEMA_VERSION}); upgrade arena or use --db"
+                )
+            if version == SCHEMA_VERSION:
+                return
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in SCHEMA.split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            db.execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', ?)",
+                (str(SCHEMA_VERSION),),
+            )
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def close(self) -> None:
+        self.db.close()
+
+    def _guard(self, function, *args):
+        try:
+            return function(*args)
+        except sqlite3.Error as exc:
+            raise StoreError(_explain(exc, self.path)) from None
+
+    # --- runs -------------------------------------------------------------------------------
+    def start_run(self, seed: str, config: dict) -> int:
+        def run():
+            cur = self.db.execute(
+                "INSERT INTO runs(created, seed, config, status) VALUES (?, ?, ?, 'running')",
+                (time.time(), str(seed), json.dumps(config, sort_keys=True)),
+            )
+            return cur.lastrowid
+
+        return self._guard(run)
+
+    def set_run_status(self, run_id: int, status: str) -> None:
+        self._guard(self.db.execute, "UPDATE runs SET status=? WHERE id=?", (status, run_id))
+
+    def find_run(self, config: dict) -> RunInfo | None:
+        """The latest unfinished run with exactly this configuration."""
+        key = json.dumps(config, sort_keys=True)
+        row = self._guard(
+            lambda: self.db.execute(
+                "SELECT id, seed, config, status FROM runs WHERE config=? AND status!='finished' "
+                "ORDER BY id DESC LIMIT 1",
+                (key,),
+            ).fetchone()
+        )
+        return RunInfo(row[0], row[1], json.loads(row[2]), row[3]) if row else None
+
+    def unfinished_runs(self) -> list[RunInfo]:
+        rows = self._guard(
+            lambda: self.db.execute(
+                "SELECT id, seed, config, status FROM runs WHERE status!='finished' ORDER BY id DESC"
+            ).fetchall()
+        )
+        return [RunInfo(r[0], r[1], json.loads(r[2]), r[3]) for r in rows]
+
+    def latest_unfinished_run(self) -> RunInfo | None:
+        row = self._guard(
+            lambda: self.db.execute(
+                "SELECT id, seed, config, status FROM runs WHERE status!='finished' "
+                "ORDER BY id DESC LIMIT 1"
+            ).fetchone()
+        )
+        return RunInfo(row[0], row[1], json.loads(row[2]), row[3]) if row else None
+
+    def games_done(self, run_id: int, game: str) -> int:
+        row = self._guard(
+            lambda: self.db.execute(
+                "SELECT COUNT(*) FROM games WHERE run_id=? AND game=?", (run_id, game)
+            ).fetchone()
+        )
+        return row[0]
+
+    # --- writing games ------------------------------------------------------------------------
+    def save_batch(
+        self,
+        run_id: int,
+        items: Iterable[tuple[int, int, GameOutcome, dict[str, float]]],
+        game: str,
+        ratings: dict[str, tuple[float, float]],
+    ) -> None:
+        """Store games ``(index, board, outcome, placings)`` and the ratings after them, atomically."""
+        db = self.db
+
+        def write():
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                now = time.time()
+                seat_rows = []
+                placing_rows = []
+                fault_rows = []
+                for index, board, outcome, placings in items:
+                    record = outcome.record
+                    blob = (
+                        zlib.compress(json.dumps(record, separators=(",", ":")).encode(), 6)
+                        if record is not None
+                        else None
+                    )
+                    game_id = db.execute(
+                        "INSERT INTO games(run_id, game, idx, board, seed, players, decisions,"
+                        " seconds, finished, record) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                        (
+                            run_id,
+                            outcome.game,
+                            index,
+                            board,
+                            outcome.seed,
+                            len(outcome.bots),
+                            outcome.decisions,
+                            outcome.seconds,
+                            now,
+                            blob,
+                        ),
+                    ).lastrowid
+                    for seat, bot in enumerate(outcome.bots):
+                        seat_rows.append(
+                            (
+                                game_id,
+                                seat,
+                                bot,
+                                outcome.scores[seat],
+                                outcome.ranks[seat],
+                                outcome.faults[seat],
+                                int(outcome.forfeits[seat]),
+                            )
+                        )
+                    for bot, place in placings.items():
+                        placing_rows.append((game_id, outcome.game, bot, place))
+                    for fault in outcome.fault_log:
+                        fault_rows.append(
+                            (game_id, fault.seat, fault.decision, fault.kind, fault.message)
+                        )
+                db.executemany("INSERT INTO seats VALUES (?,?,?,?,?,?,?)", seat_rows)
+                db.executemany("INSERT INTO placings VALUES (?,?,?,?)", placing_rows)
+                if fault_rows:
+                    db.executemany("INSERT INTO faults VALUES (?,?,?,?,?)", fault_rows)
+                db.executemany(
+                    "INSERT OR REPLACE INTO ratings(game, bot, mu, sigma) VALUES (?,?,?,?)",
+                    [(game, bot, mu, sigma) for bot, (mu, sigma) in ratings.items()],
+                )
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+
+        self._guard(write)
+
+    # --- reading ------------------------------------------------------------------------------
+    def ratings(self, game: str) -> dict[str, tuple[float, float]]:
+        rows = self._guard(
+            lambda: self.db.execute(
+                "SELECT bot, mu, sigma FROM ratings WHERE game=?", (game,)
+            ).fetchall()
+        )
+        return {bot: (mu, sigma) for bot, mu, sigma in rows}
+
+    def rated_games(self) -> list[str]:
+        rows = self._guard(
+            lambda: self.db.execute(
+                "SELECT DISTINCT game FROM ratings UNION SELECT DISTINCT game FROM games ORDER BY 1"
+            ).fetchall()
+        )
+        return [r[0] for r in rows]
+
+    def bot_stats(self, game: str) -> dict[str, dict]:
+        """Per bot: games, wins, mean rank, mean score, faults, forfeits (over all its seats)."""
+        rows = self._guard(
+            lambda: self.db.execute(
+                """
+                SELECT s.bot,
+                       COUNT(DISTINCT s.game_id),
+                       COUNT(DISTINCT CASE WHEN s.rank = 1 THEN s.game_id END),
+                       AVG(s.rank), AVG(s.score), SUM(s.faults), SUM(s.forfeit)
+                FROM seats s JOIN games g ON g.id = s.game_id
+                WHERE g.game = ?
+                GROUP BY s.bot
+                """,
+                (game,),
+            ).fetchall()
+        )
+        return {
+            bot: {
+                "games": games,
+                "wins": wins,
+                "avg_rank": avg_rank,
+                "avg_score": avg_score,
+                "faults": faults,
+                "forfeits": forfeits,
+            }
+            for bot, games, wins, avg_rank, avg_score, faults, forfeits in rows
+        }
+
+    def head_to_head(self, game: str) -> list[tuple[str, str, int, int, int]]:
+        """Rows (a, b, a ahead, tied, b ahead) over the games both played."""
+        return self._guard(
+            lambda: self.db.execute(
+                """
+                SELECT a.bot, b.bot,
+                       SUM(a.place < b.place), SUM(a.place = b.place), SUM(a.place > b.place)
+                FROM placings a JOIN placings b ON a.game_id = b.game_id AND a.bot != b.bot
+                WHERE a.game = ?
+                GROUP BY a.bot, b.bot
+                ORDER BY a.bot, b.bot
+                """,
+                (game,),
+            ).fetchall()
+        )
+
+    def reset(self) -> None:
+        def wipe():
+            db = self.db
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                for table in ("faults", "placings", "seats", "games", "ratings", "runs"):
+                    db.execute(f"DELETE FROM {table}")
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+
+        self._guard(wipe)

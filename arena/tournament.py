@@ -1,0 +1,289 @@
+"""Running a tournament: schedule the games, play them (in worker processes), rate, store.
+
+Games are played in chunks by ``--jobs`` worker processes but rated and stored strictly in schedule
+order, so the leaderboard is the same whatever ``--jobs`` is. Every stored batch carries the ratings
+it leads to: a run stopped at any moment continues from its last batch (``--resume``) to the same
+final leaderboard as a run never stopped.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as futures
+import multiprocessing
+import os
+import signal
+import sys
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from . import referee
+from .games.base import Game
+from .plugins import Registry
+from .ratings import Environment, RatingTable
+from .referee import GameOutcome, play_game
+from .schedule import ScheduledGame, round_robin
+from .store import Store
+
+
+class TournamentError(Exception):
+    """A tournament that cannot be run as asked; the message is one line for the user."""
+
+
+@dataclass
+class GamePlan:
+    """One game of a tournament: which table, which bots, which rating environment."""
+
+    game: str
+    players: int
+    bots: list[str]
+    variant: str | None = None
+    params: dict = field(default_factory=dict)
+    environment: Environment = field(default_factory=Environment)
+
+
+@dataclass
+class Tournament:
+    plans: list[GamePlan]
+    games: int
+    seed: str
+    move_time: float = 1.0
+    max_faults: int = 3
+    records: bool = True
+
+    def identity(self) -> dict:
+        """What decides the results: two runs with the same identity play the same games."""
+        return {
+            "games": self.games,
+            "seed": self.seed,
+            "move_time": self.move_time,
+            "max_faults": self.max_faults,
+            "records": self.records,
+            "plans": [
+                {**asdict(p), "environment": asdict(p.environment), "bots": sorted(p.bots)}
+                for p in self.plans
+            ],
+        }
+
+
+@dataclass
+class RunSummary:
+    run_id: int
+    games_played: int
+    games_skipped: int
+    decisions: int
+    seconds: float
+    interrupted: bool = False
+    resumed: bool = False
+
+
+# --- the worker side --------------------------------------------------------------------------
+# Set in the parent before the pool forks, so workers inherit loaded bot files and game objects.
+_context: dict = {}
+
+
+def _worker_init() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _play_scheduled(item: ScheduledGame) -> GameOutcome:
+    ctx = _context
+    registry: Registry = ctx["registry"]
+    game: Game = ctx["games"][item.game]
+    factories = [registry.bots[name].create for name in item.seats]
+    return play_game(
+        game,
+        factories,
+        item.seats,
+        item.seed,
+        move_time=ctx["move_time"],
+        max_faults=ctx["max_faults"],
+        keep_record=ctx["records"],
+    )
+
+
+def _play_chunk(chunk: list[ScheduledGame]) -> list[GameOutcome]:
+    return [_play_scheduled(item) for item in chunk]
+
+
+def _chunks(items: list[ScheduledGame], size: int) -> Iterator[list[ScheduledGame]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+def _outcomes_in_order(
+    schedule: list[ScheduledGame], jobs: int
+) -> Iterator[tuple[ScheduledGame, GameOutcome]]:
+    if jobs <= 1 or len(schedule) < 2:
+        for item in schedule:
+            yield item, _play_scheduled(item)
+        return
+    size = max(1, min(64, len(schedule) // (jobs * 16)))
+    mp = multiprocessing.get_context("fork")
+    pool = futures.ProcessPoolExecutor(max_workers=jobs, mp_context=mp, initializer=_worker_init)
+    pending: deque = deque()
+    chunks = _chunks(schedule, size)
+    try:
+        for chunk in chunks:
+            pending.append((chunk, pool.submit(_play_chunk, chunk)))
+            if len(pending) >= jobs * 4:
+                break
+        while pending:
+            chunk, future = pending.popleft()
+            try:
+                outcomes = future.result()
+            except futures.process.BrokenProcessPool:
+                raise TournamentError(
+                    "a worker process died (a bot may have ended its own process); "
+                    "the games stored so far are kept"
+                ) from None
+            nxt = next(chunks, None)
+            if nxt is not None:
+                pending.append((nxt, pool.submit(_play_chunk, nxt)))
+            yield from zip(chunk, outcomes, strict=True)
+    finally:
+        for _, future in pending:
+            future.cancel()
+        processes = list((getattr(pool, "_processes", None) or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            if process.is_alive():
+                process.terminate()
+
+
+# --- the parent side ----------------------------------------------------------------------------
+ProgressCallback = Callable[[str, int, int], None]
+
+
+def run_tournament(
+    tournament: Tournament,
+    registry: Registry,
+    store: Store,
+    jobs: int = 1,
+    resume: bool = True,
+    progress: ProgressCallback | None = None,
+) -> RunSummary:
+    identity = tournament.identity()
+    run = store.find_run(identity) if resume else None
+    resumed = run is not None
+    run_id = run.id if run else store.start_run(tournament.seed, identity)
+
+    games = {}
+    schedules: list[tuple[GamePlan, list[ScheduledGame], int]] = []
+    for plan in tournament.plans:
+        game_class = registry.games[plan.game].cls
+        games[plan.game] = game_class(players=plan.players, variant=plan.variant, **plan.params)
+        schedule = list(
+            round_robin(plan.game, plan.bots, plan.players, tournament.games, tournament.seed)
+        )
+        done = store.games_done(run_id, plan.game)
+        schedules.append((plan, schedule[done:], done))
+
+    _context.clear()
+    _context.update(
+        registry=registry,
+        games=games,
+        move_time=tournament.move_time,
+        max_faults=tournament.max_faults,
+        records=tournament.records,
+    )
+
+    began = time.perf_counter()
+    played = 0
+    decisions = 0
+    skipped = sum(done for _, _, done in schedules)
+    interrupted = False
+    previous_handler = signal.getsignal(signal.SIGINT)
+
+    saving = False
+
+    def on_interrupt(signum, frame):
+        referee.interrupt_requested = True
+        if not saving:  # never inside a database write: the batch is then checked after it
+            raise KeyboardInterrupt
+
+    def save(batch: list, game: str, table: RatingTable) -> None:
+        nonlocal saving
+        saving = True
+        try:
+            store.save_batch(run_id, batch, game, table.as_tuples())
+        finally:
+            saving = False
+        if referee.interrupt_requested:
+            raise KeyboardInterrupt
+
+    in_main_thread = _is_main_thread()
+    if in_main_thread:
+        signal.signal(signal.SIGINT, on_interrupt)
+    try:
+        for plan, schedule, done in schedules:
+            table = RatingTable(plan.environment, store.ratings(plan.game))
+            batch: list = []
+            last_flush = time.perf_counter()
+            total = done + len(schedule)
+            count = done
+            if progress:
+                progress(plan.game, count, total)
+            try:
+                for item, outcome in _outcomes_in_order(schedule, jobs):
+                    placings = outcome.placings()
+                    table.update(placings)
+                    batch.append((item.index, item.board, outcome, placings))
+                    played += 1
+                    count += 1
+                    decisions += outcome.decisions
+                    now = time.perf_counter()
+                    if now - last_flush > 0.5 or len(batch) >= 2000:
+                        pending, batch = batch, []
+                        save(pending, plan.game, table)
+                        last_flush = now
+                        if progress:
+                            progress(plan.game, count, total)
+            finally:
+                # Everything rated so far is stored, even when the run is interrupted.
+                if batch:
+                    pending, batch = batch, []
+                    save(pending, plan.game, table)
+            if progress:
+                progress(plan.game, count, total)
+        store.set_run_status(run_id, "finished")
+    except KeyboardInterrupt:
+        interrupted = True
+        store.set_run_status(run_id, "interrupted")
+    finally:
+        referee.interrupt_requested = False
+        if in_main_thread:
+            signal.signal(signal.SIGINT, previous_handler)
+        _context.clear()
+    return RunSummary(
+        run_id=run_id,
+        games_played=played,
+        games_skipped=skipped,
+        decisions=decisions,
+        seconds=time.perf_counter() - began,
+        interrupted=interrupted,
+        resumed=resumed,
+    )
+
+
+def _is_main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def default_db() -> Path:
+    return Path("leaderboard") / "arena.db"
+
+
+def stderr_is_terminal() -> bool:
+    return sys.stderr.isatty()

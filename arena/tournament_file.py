@@ -1,0 +1,136 @@
+"""Tournament files: a TOML description of a run, checked key by key.
+
+```toml
+games = 500               # games of each game
+seed = "spring-cup"
+move_time = 1.0           # seconds per decision
+max_faults = 3
+jobs = 2                  # optional; default: the number of cores
+db = "leaderboard/spring.db"   # optional
+records = true
+
+[game.twenty-down]        # leave out every [game.*] table to play every game
+bots = ["random", "td-heuristic"]
+beta = 4.17               # TrueSkill environment, optional
+draw_probability = 0.11
+
+[game.how-low-can-you-go]
+players = 5
+variant = "whalen"        # optional
+params = { max_deals = 30 }
+```
+"""
+
+from __future__ import annotations
+
+import difflib
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+class TournamentFileError(Exception):
+    """A tournament file that cannot be used; the message is one line naming the file."""
+
+
+TOP_KEYS: dict[str, tuple[type, ...]] = {
+    "games": (int,),
+    "seed": (int, str),
+    "move_time": (int, float),
+    "max_faults": (int,),
+    "jobs": (int,),
+    "db": (str,),
+    "records": (bool,),
+    "bots": (list,),
+    "game": (dict,),
+}
+GAME_KEYS: dict[str, tuple[type, ...]] = {
+    "bots": (list,),
+    "players": (int,),
+    "variant": (str,),
+    "params": (dict,),
+    "mu": (int, float),
+    "sigma": (int, float),
+    "beta": (int, float),
+    "tau": (int, float),
+    "draw_probability": (int, float),
+}
+ENVIRONMENT_KEYS = ("mu", "sigma", "beta", "tau", "draw_probability")
+TYPE_NAMES = {int: "a whole number", float: "a number", str: "a string", bool: "true or false",
+              list: "a list", dict: "a table"}
+
+
+@dataclass
+class GameSection:
+    name: str
+    bots: list[str] | None = None
+    players: int | None = None
+    variant: str | None = None
+    params: dict[str, int] = field(default_factory=dict)
+    environment: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class TournamentFile:
+    path: Path
+    settings: dict[str, Any]
+    games: list[GameSection]
+
+
+def _check(path: Path, where: str, table: dict, allowed: dict[str, tuple[type, ...]]) -> None:
+    for key, value in table.items():
+        if key not in allowed:
+            close = difflib.get_close_matches(key, list(allowed), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise TournamentFileError(f"{path}: unknown key {where}{key!r}{hint}")
+        types = allowed[key]
+        ok = isinstance(value, types) and not (isinstance(value, bool) and bool not in types)
+        if not ok:
+            wanted = " or ".join(TYPE_NAMES[t] for t in types)
+            raise TournamentFileError(f"{path}: {where}{key} must be {wanted}, not {value!r}")
+
+
+def _string_list(path: Path, where: str, value: list) -> list[str]:
+    if not all(isinstance(v, str) for v in value):
+        raise TournamentFileError(f"{path}: {where}bots must be a list of bot names")
+    return list(value)
+
+
+def load_tournament_file(path: str | Path) -> TournamentFile:
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise TournamentFileError(f"{path}: no such tournament file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TournamentFileError(f"{path}: cannot read it ({exc})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise TournamentFileError(f"{path}: not valid TOML: {exc}") from None
+    _check(path, "", data, TOP_KEYS)
+    settings = {k: v for k, v in data.items() if k != "game"}
+    if "bots" in settings:
+        settings["bots"] = _string_list(path, "", settings["bots"])
+    sections = []
+    for name, table in data.get("game", {}).items():
+        where = f"game.{name}."
+        if not isinstance(table, dict):
+            raise TournamentFileError(f"{path}: [game.{name}] must be a table")
+        _check(path, where, table, GAME_KEYS)
+        params = table.get("params", {})
+        for key, value in params.items():
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise TournamentFileError(
+                    f"{path}: {where}params.{key} must be a whole number, not {value!r}"
+                )
+        sections.append(
+            GameSection(
+                name=name,
+                bots=_string_list(path, where, table["bots"]) if "bots" in table else None,
+                players=table.get("players"),
+                variant=table.get("variant"),
+                params=dict(params),
+                environment={k: float(table[k]) for k in ENVIRONMENT_KEYS if k in table},
+            )
+        )
+    return TournamentFile(path, settings, sections)

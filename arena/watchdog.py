@@ -1,0 +1,76 @@
+"""Interrupting a bot stuck in Python code, at no cost per decision.
+
+Arming a POSIX timer for every decision costs two system calls (about 1 µs here), as much as the
+engine spends on a move. Instead the referee writes a deadline into ``watchdog.deadline`` and a
+sleeping thread checks it a few times per move time; when it has passed, the thread sends SIGALRM
+to the main thread, whose handler raises ``MoveTimeout`` inside the bot's code. ``time.sleep`` and
+busy loops in Python are interrupted; code blocked inside C without checking signals is not (run
+such bots with process isolation). The signal is sent again on every tick while the deadline stays
+passed, so a bot that swallows the first ``MoveTimeout`` gets another.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+import threading
+import time
+
+INF = math.inf
+
+
+class MoveTimeout(BaseException):
+    """Raised in the bot's code when its decision runs past the time limit.
+
+    A ``BaseException`` so that a bot's ``except Exception`` cannot swallow it.
+    """
+
+
+class Watchdog:
+    def __init__(self, tick: float = 0.02):
+        self.deadline = INF
+        self.tick = tick
+        self.pid = os.getpid()
+        self.enabled = threading.current_thread() is threading.main_thread()
+        self._main = threading.main_thread().ident
+        self._thread: threading.Thread | None = None
+        if self.enabled:
+            signal.signal(signal.SIGALRM, self._on_alarm)
+            self._thread = threading.Thread(target=self._watch, name="arena-watchdog", daemon=True)
+            self._thread.start()
+
+    def _on_alarm(self, signum, frame) -> None:
+        if time.perf_counter() >= self.deadline:
+            raise MoveTimeout()
+
+    def _watch(self) -> None:
+        clock = time.perf_counter
+        while True:
+            time.sleep(self.tick)
+            if clock() >= self.deadline:
+                try:
+                    signal.pthread_kill(self._main, signal.SIGALRM)
+                except (ProcessLookupError, OSError):
+                    return
+
+    def reinstall(self) -> None:
+        """Put our SIGALRM handler back, in case a bot replaced it."""
+        if self.enabled and signal.getsignal(signal.SIGALRM) != self._on_alarm:
+            signal.signal(signal.SIGALRM, self._on_alarm)
+
+
+_watchdog: Watchdog | None = None
+
+
+def get_watchdog(move_time: float) -> Watchdog:
+    """The process's watchdog, ticking often enough for ``move_time``."""
+    global _watchdog
+    tick = max(0.002, min(0.05, move_time / 20))
+    in_main = threading.current_thread() is threading.main_thread()
+    # A forked worker inherits the object but not the thread.
+    if _watchdog is None or _watchdog.pid != os.getpid() or (not _watchdog.enabled and in_main):
+        _watchdog = Watchdog(tick)
+    _watchdog.tick = min(_watchdog.tick, tick)
+    _watchdog.reinstall()
+    return _watchdog
