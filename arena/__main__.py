@@ -1,5 +1,5 @@
 """``python -m arena`` runs the command line."""
 
-from .cli import app
+from .cli import run_main
 
-app(prog_name="arena")
+run_main()

@@ -27,7 +27,14 @@ class Bot:
     def __init__(self, **settings: Any) -> None:
         for key, value in settings.items():
             setattr(self, key, value)
-        self.rng = random.Random(0)
+
+    def __getattr__(self, name: str) -> Any:
+        # ``rng`` is made on first use: seeding a generator costs as much as a dozen decisions,
+        # and many bots never draw a random number.
+        if name == "rng":
+            rng = self.__dict__["rng"] = random.Random(self.__dict__.get("_arena_seed", 0))
+            return rng
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def act(self, observation: Any) -> Any:
         raise NotImplementedError(f"{type(self).__name__} defines no act(observation)")

@@ -66,7 +66,7 @@ def _split(values: list[str] | None) -> list[str] | None:
 
 
 @app.callback(invoke_without_command=True)
-def main(
+def _root(
     version: Annotated[bool, typer.Option("--version", help="Print the version and exit.")] = False,
 ) -> None:
     if version:
@@ -141,14 +141,17 @@ def run(
         return value if value is not None else settings.get(key, default)
 
     db_path = Path(pick(db, "db", None) or default_db())
-    registry = _registry(bots_dir)
-    store = _open_store(db_path)
     seed_value = pick(seed, "seed", None)
-    n_jobs = pick(jobs, "jobs", None) or default_jobs()
+    n_jobs = pick(jobs, "jobs", None)
+    n_jobs = default_jobs() if n_jobs is None else n_jobs
     if n_jobs < 1:
         raise fail(f"--jobs must be at least 1, not {n_jobs}")
+    if records and tournament_file is not None:
+        records = settings.get("records", True)  # --no-records wins over the file
+    registry = _registry(bots_dir)
 
     if resume:
+        store = _open_store(db_path)
         previous = store.latest_unfinished_run()
         if previous is None:
             raise fail(f"{db_path}: no interrupted run to resume")
@@ -165,11 +168,12 @@ def run(
                 seed=seed_value,
                 move_time=float(pick(move_time, "move_time", 1.0)),
                 max_faults=pick(max_faults, "max_faults", 3),
-                records=records if tournament_file is None or not records else settings.get("records", True),
+                records=records,
                 sections=sections,
             )
         except PlanError as exc:
             raise fail(str(exc)) from None
+        store = _open_store(db_path)
         if seed_value is None:
             # Rerunning the same command without --seed continues its interrupted run.
             for previous in store.unfinished_runs():
@@ -190,6 +194,7 @@ def run(
                 tournament, registry, store, jobs=n_jobs, resume=True, progress=progress.update
             )
     except (StoreError, TournamentError) as exc:
+        store.close()
         raise fail(str(exc), code=1) from None
     if summary.resumed and summary.games_skipped:
         typer.echo(f"resumed run {summary.run_id}: {summary.games_skipped} games were already stored", err=True)
@@ -204,8 +209,10 @@ def run(
         typer.echo(
             f"interrupted: finished games are stored and rated; continue with: {again}", err=True
         )
+        store.close()
         raise typer.Exit(code=130)
     typer.echo(render(store, [p.game for p in tournament.plans], fmt))
+    store.close()
 
 
 def _tournament_from_identity(config: dict):
@@ -273,6 +280,7 @@ def leaderboard(
             store.reset()
         except StoreError as exc:
             raise fail(str(exc)) from None
+        store.close()
         typer.echo(f"{db_path}: every result and rating deleted", err=True)
         return
     store = _open_store(db_path, create=False)
@@ -288,8 +296,9 @@ def leaderboard(
         known = wanted
     if not known:
         typer.echo(f"{db_path}: no games played yet; run `arena run --games 1000`", err=True)
-        return
-    typer.echo(render(store, known, fmt, head_to_head=head_to_head))
+    else:
+        typer.echo(render(store, known, fmt, head_to_head=head_to_head))
+    store.close()
 
 
 @app.command()
@@ -346,9 +355,31 @@ def bench(
     run_bench(games=games, repeats=repeats, harness=harness, echo=typer.echo)
 
 
-def entry() -> None:  # pragma: no cover - used by python -m arena
-    app()
+def main(argv: list[str] | None = None) -> int:
+    """The console script: like ``app()``, but every usage error is one line and no traceback."""
+    try:
+        code = app(args=argv, prog_name="arena", standalone_mode=False)
+    except KeyboardInterrupt:
+        typer.echo("arena: interrupted", err=True)
+        return 130
+    except Exception as exc:
+        if hasattr(exc, "format_message") and hasattr(exc, "exit_code"):  # click's usage errors
+            typer.echo(f"arena: error: {exc.format_message()}", err=True)
+            return exc.exit_code
+        if os.environ.get("ARENA_DEBUG"):
+            raise
+        typer.echo(
+            f"arena: internal error: {type(exc).__name__}: {exc} "
+            "(please report it; ARENA_DEBUG=1 shows the traceback)",
+            err=True,
+        )
+        return 1
+    return code if isinstance(code, int) else 0
+
+
+def run_main() -> None:  # pragma: no cover - the console script
+    sys.exit(main())
 
 
 if __name__ == "__main__":  # pragma: no cover
-    app()
+    run_main()

@@ -41,12 +41,28 @@ def build_tournament(
         raise PlanError(f"--move-time must be above 0 seconds, not {move_time:g}")
     if max_faults < 1:
         raise PlanError(f"--max-faults must be at least 1, not {max_faults}")
+    for section in sections or ():
+        env = section.environment
+        for key in ("mu", "sigma", "beta", "tau"):
+            if key in env and not env[key] > 0 and not (key == "tau" and env[key] == 0):
+                raise PlanError(f"game.{section.name}.{key} must be above 0, not {env[key]:g}")
+        if "draw_probability" in env and not 0 < env["draw_probability"] < 1:
+            raise PlanError(
+                f"game.{section.name}.draw_probability must be between 0 and 1 (exclusive), "
+                f"not {env['draw_probability']:g}"
+            )
     try:
         for name in bots or ():
             registry.bot(name)
         by_name: dict[str, GameSection] = {}
         for section in sections or ():
-            by_name[registry.game(section.name).name] = section
+            canonical = registry.game(section.name).name
+            if canonical in by_name:
+                raise PlanError(
+                    f"game {canonical!r} is described twice ([game.{by_name[canonical].name}] "
+                    f"and [game.{section.name}])"
+                )
+            by_name[canonical] = section
         if game_names:
             chosen = [registry.game(n).name for n in game_names]
         elif by_name:
@@ -66,9 +82,10 @@ def build_tournament(
         wanted = section.bots or bots
         if wanted:
             for bot in wanted:
-                spec = registry.bot(bot) if bot in registry.bots else None
-                if spec is None:
-                    raise PlanError(f"unknown bot {bot!r} in the bots of {name}")
+                try:
+                    spec = registry.bot(bot)
+                except UnknownNameError as exc:
+                    raise PlanError(f"{exc} (in the bots of {name})") from None
                 if not spec.plays(name) and (explicit_games or section.bots):
                     raise PlanError(f"bot {bot!r} does not play {name} (it plays: "
                                     f"{', '.join(sorted(spec.games or ()))})")
@@ -77,9 +94,10 @@ def build_tournament(
             table_bots = [b.name for b in registry.bots_for(name)]
         # --players sizes every game whose table size can vary; a fixed-size game only objects
         # when it was asked for by name.
+        # The command line wins over the file; a fixed-size game objects only when named by --game.
         table_players = section.players
         variable = game_class.min_players != game_class.max_players
-        if table_players is None and players is not None and (variable or explicit_games):
+        if players is not None and (variable or bool(game_names)):
             table_players = players
         try:
             game = game_class(players=table_players, variant=section.variant, **section.params)

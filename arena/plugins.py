@@ -181,13 +181,16 @@ class _Loader:
         except Exception as exc:
             self.error(source, _one_line(exc))
             return
+        # A hook may do anything, even sys.exit(); only a real Ctrl-C stops loading.
         for name, function in hooks.items():
             _trace(f"{source}: calling {name}")
             pending: list[tuple[str, Any]] = []
             register = self._bot_register if name == "arena_register_bots" else self._game_register
             try:
                 function(register=lambda *a, **kw: pending.append(register(source, *a, **kw)))
-            except Exception as exc:
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:
                 self.error(source, f"{name} raised {_one_line(exc)}{_where(exc, source)}")
                 pending.clear()
                 continue

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .games.base import Game, GameResult
+from .records import pack
 from .watchdog import INF, MoveTimeout, get_watchdog
 
 
@@ -76,7 +77,7 @@ class GameOutcome:
     fault_log: list[Fault]
     decisions: int
     seconds: float
-    record: dict | None = None
+    record: bytes | None = None  # compact, see arena.records
     better: str = "higher"
     extra: dict = field(default_factory=dict)
 
@@ -130,6 +131,19 @@ class _Seats:
             self.forfeited[seat] = True
 
 
+class _Fallback:
+    """The referee's own generator for fallback actions, seeded only when first needed."""
+
+    def __init__(self, seed: str):
+        self.seed = seed
+        self.rng: random.Random | None = None
+
+    def choose(self, n: int) -> int:
+        if self.rng is None:
+            self.rng = random.Random(self.seed)
+        return self.rng.randrange(n)
+
+
 def _check_interrupt(exc: BaseException) -> None:
     if interrupt_requested and isinstance(exc, KeyboardInterrupt):
         raise UserInterrupt() from None
@@ -172,11 +186,12 @@ def play_game(
     began = time.perf_counter()
     watchdog = get_watchdog(move_time)
     state = game.new_state(seed)
-    fallback_rng = random.Random(f"{seed}/referee")
+    fallback = _Fallback(f"{seed}/referee")
     seats = _Seats(n, max_faults)
     players: list[Any] = [None] * n
     acts: list[Any] = [None] * n
     times: list[float] | None = [] if keep_record else None
+    indices: list[int] = []
 
     for seat, factory in enumerate(bots):
         kind, bot, _ = _call_timed(watchdog, move_time, lambda f: f(), factory)
@@ -185,7 +200,7 @@ def play_game(
             seats.forfeited[seat] = True
             continue
         try:
-            bot.rng = random.Random(f"{seed}/seat-{seat}")
+            bot._arena_seed = f"{seed}/seat-{seat}"  # bot.rng is seeded from it (arena.Bot)
             act = bot.act
         except BaseException as exc:
             _check_interrupt(exc)
@@ -211,9 +226,11 @@ def play_game(
         decision += 1
         legal = state.legal_actions()
         if forfeited[player]:
-            state.apply_action(legal[fallback_rng.randrange(len(legal))])
+            index = fallback.choose(len(legal))
             if times is not None:
                 times.append(0.0)
+                indices.append(index)
+            state.apply_legal(index)
             continue
         observation = state.observation(player)
         answer = _NO_ANSWER
@@ -248,10 +265,11 @@ def play_game(
             )
         if index is None:
             watchdog.reinstall()
-            index = fallback_rng.randrange(len(legal))
+            index = fallback.choose(len(legal))
         if times is not None:
             times.append(elapsed)
-        state.apply_action(legal[index])
+            indices.append(index)
+        state.apply_legal(index)
 
     result: GameResult = state.result()
     for seat, bot in enumerate(players):
@@ -264,11 +282,8 @@ def play_game(
                 seats.log.append(Fault(seat, -1, kind, f"in end(): {message}"))
 
     record = None
-    if keep_record:
-        record = state.record()
-        record["bots"] = list(names)
-        record["faults"] = [f.to_json() for f in seats.log]
-        record["decision_ms"] = [round(t * 1000, 3) for t in times or ()]
+    if times is not None:
+        record = pack(state, tuple(names), [f.to_json() for f in seats.log], indices, times)
     return GameOutcome(
         game=game.name,
         seed=seed,

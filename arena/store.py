@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -106,37 +105,52 @@ def _explain(exc: sqlite3.Error, path: Path) -> str:
 
 
 class Store:
+    """The results database. ``create=False`` opens an existing one only (``arena leaderboard``)."""
+
     def __init__(self, path: str | Path, create: bool = True, timeout: float = 5.0):
         self.path = Path(path)
         if not self.path.exists() and not create:
             raise StoreError(f"{self.path}: no database yet (run `arena run` first)")
+        self.db = None
         try:
             if create:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
             self.db.execute("PRAGMA foreign_keys = ON")
             self._check_and_create()
+            if create:
+                self._check_writable()
+                # WAL: a commit costs no fsync of the whole file, and a killed process loses
+                # nothing that was committed.
+                self.db.execute("PRAGMA journal_mode = WAL")
+                self.db.execute("PRAGMA synchronous = NORMAL")
         except sqlite3.Error as exc:
+            self.close()
             raise StoreError(_explain(exc, self.path)) from None
         except OSError as exc:
+            self.close()
             raise StoreError(f"{self.path}: {exc.strerror or exc}") from None
+        except StoreError:
+            self.close()
+            raise
 
     def _check_and_create(self) -> None:
         db = self.db
-        app_id = db.execute("PRAGMA application_id").fetchone()[0]
         tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        if app_id not in (0, APPLICATION_ID) or (app_id == 0 and tables and "meta" not in tables):
-            raise StoreError(f"{self.path}: this SQLite file is not an arena database; use --db")
-        if "meta" in tables:
-            row = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-            version = int(row[0]) if row else 0
+        if tables:
+            app_id = db.execute("PRAGMA application_id").fetchone()[0]
+            row = None
+            if app_id == APPLICATION_ID and "meta" in tables:
+                row = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+            if row is None:
+                raise StoreError(f"{self.path}: this SQLite file is not an arena database; use --db")
+            version = int(row[0])
             if version > SCHEMA_VERSION:
                 raise StoreError(
                     f"{self.path}: made by a newer arena (schema {version}, this one reads "
                     f"{SCHEMA_VERSION}); upgrade arena or use --db"
                 )
-            if version == SCHEMA_VERSION:
-                return
+            return
         db.execute("BEGIN IMMEDIATE")
         try:
             for statement in SCHEMA.split(";"):
@@ -144,16 +158,25 @@ class Store:
                     db.execute(statement)
             db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             db.execute(
-                "INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', ?)",
-                (str(SCHEMA_VERSION),),
+                "INSERT INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
             )
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
             raise
 
+    def _check_writable(self) -> None:
+        """Fail now, not after the first game, if the file cannot be written."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.execute("UPDATE meta SET value = value WHERE key = 'schema_version'")
+        finally:
+            self.db.execute("ROLLBACK")
+
     def close(self) -> None:
-        self.db.close()
+        if self.db is not None:
+            self.db.close()
+            self.db = None
 
     def _guard(self, function, *args):
         try:
@@ -231,12 +254,7 @@ class Store:
                 placing_rows = []
                 fault_rows = []
                 for index, board, outcome, placings in items:
-                    record = outcome.record
-                    blob = (
-                        zlib.compress(json.dumps(record, separators=(",", ":")).encode(), 6)
-                        if record is not None
-                        else None
-                    )
+                    blob = outcome.record
                     game_id = db.execute(
                         "INSERT INTO games(run_id, game, idx, board, seed, players, decisions,"
                         " seconds, finished, record) VALUES (?,?,?,?,?,?,?,?,?,?)",

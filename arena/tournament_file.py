@@ -12,7 +12,7 @@ records = true
 [game.twenty-down]        # leave out every [game.*] table to play every game
 bots = ["random", "td-heuristic"]
 beta = 4.17               # TrueSkill environment, optional
-draw_probability = 0.11
+draw_probability = 0.02
 
 [game.how-low-can-you-go]
 players = 5

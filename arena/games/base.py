@@ -316,6 +316,12 @@ class State:
         self.history.append((player, action))
         self._apply(action)
 
+    def apply_legal(self, index: int) -> None:
+        """Play ``legal_actions()[index]``: the fast path for a caller that already checked it."""
+        action = self.legal_actions()[index]
+        self.history.append((self.current_player(), action))
+        self._apply(action)
+
     def record(self) -> dict:
         """A self-contained record: parameters, every chance event, every action with its seat."""
         record = {

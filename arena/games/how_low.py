@@ -16,8 +16,11 @@ Random events, all through ``Chance`` (each has its own key, so a replay can fee
 * ``deal-N/restock-K``          — the K-th reshuffle of the discard pile in deal N (HL-8): the pile
   is sorted, then shuffled, and the result (top first) goes under the remaining stock.
 
-The engine keeps every hand as a sorted list, so ``itertools.combinations`` of the hand gives the
-sorted discard tuples directly; the legal list is built once per decision and cached.
+Speed: every hand is kept as a sorted list, so the 26 sub-sets of up to three cards come out as
+sorted tuples directly (singles and pairs from shared tables, triples built); the list is built
+once per decision and cached, and de-duplicated only when a two-pack hand holds equal cards.
+``apply_action`` repeats ``State.apply_action``'s checks inline (same errors, same messages).
+``clone`` copies lists, never deep-copies.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
-from ..cards import ACE, CARDS, KING, RANK_OF, SUIT_OF, Card, full_pack
+from ..cards import ACE, CARDS, KING, RANK_OF, SUIT_OF, Card, full_pack, parse_card
 from .base import (
     TERMINAL,
     Chance,
@@ -55,7 +58,10 @@ MAX_DISCARD = 3
 VALUE: tuple[int, ...] = tuple(
     ((-5 if SUIT_OF[c] >= 2 else 1) if RANK_OF[c] == ACE else RANK_OF[c] + 2) for c in range(52)
 )
-RED_ACE: tuple[bool, ...] = tuple(RANK_OF[c] == ACE and SUIT_OF[c] >= 2 for c in range(52))
+ACE_OF_HEARTS = CARDS[2 * 13 + ACE]
+ACE_OF_DIAMONDS = CARDS[3 * 13 + ACE]
+SINGLE: tuple[tuple[Card], ...] = tuple((c,) for c in CARDS)
+PAIR: tuple[tuple[tuple[Card, Card], ...], ...] = tuple(tuple((a, b) for b in CARDS) for a in CARDS)
 IS_KING: tuple[bool, ...] = tuple(RANK_OF[c] == KING for c in range(52))
 
 
@@ -68,7 +74,7 @@ def bank_prize(total: int, cards, tied: bool) -> int:
     """HL-11/HL-12: what the bank owes one lowest hand (before the bank's own limit, HL-4)."""
     if tied:
         return 2 if total < 0 else 1
-    if total < 0 or sum(RED_ACE[c] for c in cards) >= 2:
+    if total < 0 or cards.count(ACE_OF_HEARTS) + cards.count(ACE_OF_DIAMONDS) >= 2:
         return 5
     return 3 if total <= 10 else 2
 
@@ -132,11 +138,52 @@ class HowLowObservation(Observation):
         missing = [name for name in self.fields if name not in values]
         extra = sorted(set(values) - set(self.fields))
         if missing or extra:
-            raise GameError(
-                f"HowLowObservation: missing fields {missing}, unknown fields {extra}"
-            )
+            raise GameError(f"HowLowObservation: missing fields {missing}, unknown fields {extra}")
         for name, value in values.items():
             setattr(self, name, value)
+
+    @classmethod
+    def from_json(cls, data: dict) -> HowLowObservation:
+        """The observation back from its ``to_json`` form (e.g. in a bot's own process)."""
+        try:
+            showdown = data["last_showdown"]
+            if showdown is not None:
+                showdown = Showdown(
+                    deal=showdown["deal"],
+                    dealer=showdown["dealer"],
+                    hands=tuple(None if h is None else _cards(h) for h in showdown["hands"]),
+                    totals=tuple(showdown["totals"]),
+                    chip_changes=tuple(showdown["chip_changes"]),
+                    eliminated=tuple(showdown["eliminated"]),
+                )
+            return cls(
+                game=data["game"],
+                seat=data["seat"],
+                legal_actions=tuple(
+                    REDRAW if a == REDRAW else _cards(a) for a in data["legal_actions"]
+                ),
+                hand=_cards(data["hand"]),
+                dealer=data["dealer"],
+                order=tuple(data["order"]),
+                chips=tuple(data["chips"]),
+                active=tuple(data["active"]),
+                bank=data["bank"],
+                deal=data["deal"],
+                round=data["round"],
+                stock_size=data["stock_size"],
+                discard_size=data["discard_size"],
+                discards=tuple((seat, count) for seat, count in data["discards"]),
+                shown=tuple((seat, _cards(h)) for seat, h in data["shown"]),
+                last_showdown=showdown,
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise GameError(f"not a how-low-can-you-go observation: {exc!s}") from None
+
+
+def _cards(names) -> tuple[Card, ...]:
+    if isinstance(names, str):
+        raise GameError(f"expected a list of cards, not {names!r}")
+    return tuple(parse_card(n) for n in names)
 
 
 class HowLowState(State):
@@ -162,7 +209,7 @@ class HowLowState(State):
         "shown",
         "redrawn",
         "restocks",
-        "last_showdown",
+        "_sd",
         "_cur",
         "_legal",
         "_cap",
@@ -184,7 +231,7 @@ class HowLowState(State):
         self.active = [True] * n
         self.out_deal = [0] * n  # the deal a player was eliminated in; 0 while still in
         self.deal = 0
-        self.last_showdown = None
+        self._sd = None
         self.dealer = chance.randrange("dealer", n)  # HL-5
         self._start_deal()
 
@@ -194,24 +241,23 @@ class HowLowState(State):
         game = self.game
         n = game.players
         self.deal += 1
-        deck = self.chance.shuffled(f"deal-{self.deal}", game.pack)  # HL-6
+        deck = self.chance.shuffled(f"deal-{self.deal}", game.pack)  # HL-6 (read-only: logged)
         active = self.active
-        order = []
-        seat = self.dealer
-        for _ in range(n):
-            seat = (seat + 1) % n
-            if active[seat]:
-                order.append(seat)
+        order = game.rotations[self.dealer]  # every seat, from the dealer's left to the dealer
+        if active.count(True) != n:
+            order = tuple([s for s in order if active[s]])
         k = len(order)
         dealt = HAND_SIZE * k
-        hands = [[] for _ in range(n)]
-        for j, seat in enumerate(order):
+        hands = [[]] * n  # seats out of the game share one empty hand that is never changed
+        j = 0
+        for seat in order:
             hand = deck[j:dealt:k]  # one card at a time, clockwise from the dealer's left
             hand.sort()
             hands[seat] = hand
+            j += 1
         stock = deck[dealt:]
         stock.reverse()  # the top of the stock is the end of the list
-        self.order = tuple(order)
+        self.order = order
         self.hands = hands
         self.stock = stock
         self.pile = []
@@ -223,26 +269,20 @@ class HowLowState(State):
         self.pos = 0
         self._cur = order[0]
         self._legal = None
-        # HL-8: stock + discard pile stays the same size for the whole deal, so the cap does too.
-        self._free = len(stock)
-        self._cap = min(MAX_DISCARD, self._free)
+        self._set_cap()
 
     def _restock(self) -> None:
         """HL-8: shuffle the discard pile (as it was before this turn) under the stock."""
         self.restocks += 1
         order = self.chance.shuffled(f"deal-{self.deal}/restock-{self.restocks}", sorted(self.pile))
-        order.reverse()
-        self.stock[:0] = order
+        self.stock[:0] = order[::-1]  # (never change the list Chance returns: it is the log's)
         self.pile = []
 
-    def _draw(self, hand: list, count: int) -> None:
-        stock = self.stock
-        if len(stock) < count:
-            self._restock()
-            stock = self.stock
-        hand += stock[-count:]
-        del stock[-count:]
-        hand.sort()
+    def _set_cap(self) -> None:
+        """HL-8: no discard larger than stock + discard pile (as before the turn) can replace.
+        Cards in hands are 5 per player all deal long, so this is fixed for a deal."""
+        self._free = free = len(self.stock) + len(self.pile)
+        self._cap = MAX_DISCARD if free >= MAX_DISCARD else free
 
     # -- the interface -------------------------------------------------------------------------
 
@@ -263,10 +303,15 @@ class HowLowState(State):
         hand = self.hands[seat]
         if self._cap == MAX_DISCARD:
             # The hot spot: the 26 sub-sets of a sorted 5-card hand, written out (sorted tuples).
+            # Singles and pairs come from shared tables (no allocation); triples are built.
             a, b, c, d, e = hand
+            single = SINGLE
+            pa = PAIR[a]
+            pb = PAIR[b]
+            pc = PAIR[c]
             legal = [
-                (), (a,), (b,), (c,), (d,), (e,),
-                (a, b), (a, c), (a, d), (a, e), (b, c), (b, d), (b, e), (c, d), (c, e), (d, e),
+                (), single[a], single[b], single[c], single[d], single[e],
+                pa[b], pa[c], pa[d], pa[e], pb[c], pb[d], pb[e], pc[d], pc[e], PAIR[d][e],
                 (a, b, c), (a, b, d), (a, b, e), (a, c, d), (a, c, e), (a, d, e),
                 (b, c, d), (b, c, e), (b, d, e), (c, d, e),
             ]  # fmt: skip
@@ -282,8 +327,13 @@ class HowLowState(State):
             and self.round == 1
             and not self.redrawn[seat]
             and self._free >= HAND_SIZE
-            and (IS_KING[hand[0]] or IS_KING[hand[1]] or IS_KING[hand[2]] or IS_KING[hand[3]]
-                 or IS_KING[hand[4]])
+            and (
+                IS_KING[hand[0]]
+                or IS_KING[hand[1]]
+                or IS_KING[hand[2]]
+                or IS_KING[hand[3]]
+                or IS_KING[hand[4]]
+            )
         ):
             legal.append(REDRAW)
         self._legal = legal
@@ -316,32 +366,27 @@ class HowLowState(State):
         self._apply(action)
 
     def _apply(self, action: Any) -> None:
-        seat = self._cur
         self._legal = None
-        if action is REDRAW:  # whalen; the same player then makes the first exchange
-            hand = self.hands[seat]
-            shown = tuple(hand)
-            self.shown.append((seat, shown))
-            self.redrawn[seat] = True
-            hand.clear()
-            self._draw(hand, HAND_SIZE)
-            self.pile += shown
-            self.discards.append((seat, HAND_SIZE))
-            return
-        count = len(action)
-        if count:
+        seat = self._cur
+        if action:
+            if action is REDRAW:
+                self._redraw(seat)
+                return
+            count = len(action)
+            stock = self.stock
+            if len(stock) < count:  # (before anything changes: a broken record stops here)
+                self._restock()
+                stock = self.stock
             hand = self.hands[seat]
             for c in action:
                 hand.remove(c)
-            stock = self.stock
-            if len(stock) < count:
-                self._restock()
-                stock = self.stock
             hand += stock[-count:]
             del stock[-count:]
             hand.sort()
             self.pile += action
-        self.discards.append((seat, count))
+            self.discards.append((seat, count))
+        else:
+            self.discards.append((seat, 0))
         pos = self.pos + 1
         order = self.order
         if pos == len(order):
@@ -353,61 +398,100 @@ class HowLowState(State):
         self.pos = pos
         self._cur = order[pos]
 
+    def _redraw(self, seat: int) -> None:
+        """whalen: show the original hand, discard all five, draw five; the same player then
+        makes the first exchange (the redraw is not one of the three)."""
+        if len(self.stock) < HAND_SIZE:
+            self._restock()
+        hand = self.hands[seat]
+        shown = tuple(hand)
+        self.shown.append((seat, shown))
+        self.redrawn[seat] = True
+        stock = self.stock
+        hand[:] = stock[-HAND_SIZE:]
+        del stock[-HAND_SIZE:]
+        hand.sort()
+        self.pile += shown
+        self.discards.append((seat, HAND_SIZE))
+
     def _showdown(self) -> None:
         """HL-10..HL-16."""
-        n = self.game.players
+        game = self.game
+        n = game.players
         order = self.order
         hands = self.hands
         chips = self.chips
+        value = VALUE
         totals: list = [None] * n
+        low = high = None
         for seat in order:
-            totals[seat] = hand_total(hands[seat])
-        values = [totals[s] for s in order]
-        low = min(values)
-        high = max(values)
+            a, b, c, d, e = hands[seat]
+            total = value[a] + value[b] + value[c] + value[d] + value[e]  # HL-2, HL-10
+            totals[seat] = total
+            if low is None:
+                low = high = total
+            elif total < low:
+                low = total
+            elif total > high:
+                high = total
         change = [0] * n
+        eliminated: tuple = ()
         if low != high:  # HL-14: all equal, nothing moves
+            bank = self.bank
             losers = [s for s in order if totals[s] == high]
             fee = 2 if len(losers) == 1 else 1  # HL-13
             for seat in losers:  # HL-4: payments in first; HL-15: no more than one holds
-                paid = min(fee, chips[seat])
+                paid = fee if chips[seat] >= fee else chips[seat]
                 chips[seat] -= paid
-                self.bank += paid
-                change[seat] -= paid
+                bank += paid
+                change[seat] = -paid
             winners = [s for s in order if totals[s] == low]  # seat order from dealer's left
-            owed = bank_prize(low, hands[winners[0]], len(winners) > 1)
-            for _ in range(owed):  # HL-4: one chip at a time while the bank holds any
-                for seat in winners:
-                    if self.bank:
-                        self.bank -= 1
-                        chips[seat] += 1
-                        change[seat] += 1
-        eliminated = []
-        for seat in order:
-            if chips[seat] == 0:  # HL-15
-                self.active[seat] = False
-                self.out_deal[seat] = self.deal
-                eliminated.append(seat)
-        in_deal = set(order)
-        self.last_showdown = Showdown(
-            deal=self.deal,
-            dealer=self.dealer,
-            hands=tuple(tuple(hands[s]) if s in in_deal else None for s in range(n)),
-            totals=tuple(totals),
-            chip_changes=tuple(change),
-            eliminated=tuple(eliminated),
-        )
+            if len(winners) == 1:  # HL-11
+                seat = winners[0]
+                owed = bank_prize(low, hands[seat], False)
+                paid = owed if bank >= owed else bank
+                chips[seat] += paid
+                bank -= paid
+                change[seat] = paid
+            else:  # HL-12, and HL-4: one chip at a time while the bank holds any
+                for _ in range(bank_prize(low, (), True)):
+                    for seat in winners:
+                        if bank:
+                            bank -= 1
+                            chips[seat] += 1
+                            change[seat] += 1
+            self.bank = bank
+            out = [s for s in losers if not chips[s]]  # only the highest hands pay (HL-15)
+            if out:
+                eliminated = tuple(out)
+                active = self.active
+                for seat in out:
+                    active[seat] = False
+                    self.out_deal[seat] = self.deal
+        self._sd = (self.deal, self.dealer, hands, tuple(totals), tuple(change), eliminated)
         self._legal = None
-        if sum(self.active) <= 1 or self.deal >= self.game.params["max_deals"]:  # HL-16
+        active = self.active
+        if self.deal >= game.params["max_deals"] or active.count(True) <= 1:  # HL-16
             self._cur = TERMINAL
             return
         seat = self.dealer  # HL-5: the deal passes left, skipping eliminated players
         while True:
             seat = (seat + 1) % n
-            if self.active[seat]:
+            if active[seat]:
                 break
         self.dealer = seat
         self._start_deal()
+
+    @property
+    def last_showdown(self) -> Showdown | None:
+        """The latest showdown (public, HL-18), or None before the first one."""
+        raw = self._sd
+        if raw is None:
+            return None
+        deal, dealer, hands, totals, change, eliminated = raw
+        return Showdown(
+            deal, dealer, tuple(tuple(h) if h else None for h in hands), totals, change, eliminated
+        )
 
     def observation(self, seat: int) -> HowLowObservation:
         n = self.game.players
@@ -465,7 +549,7 @@ class HowLowState(State):
         other.shown = self.shown[:]
         other.redrawn = self.redrawn[:]
         other.restocks = self.restocks
-        other.last_showdown = self.last_showdown
+        other._sd = self._sd
         other._cur = self._cur
         other._legal = None
         other._cap = self._cap
@@ -481,14 +565,14 @@ class HowLowState(State):
 
 def _as_card_tuple(action: Any) -> tuple | None:
     """A discard given as a list/set/unsorted tuple of cards -> the sorted tuple, else None."""
-    if not isinstance(action, list | tuple | set | frozenset):
+    if not isinstance(action, list | tuple | set | frozenset) or len(action) > MAX_DISCARD:
         return None
-    try:
-        cards = sorted(CARDS[c] for c in action if not isinstance(c, bool))
-    except (TypeError, IndexError):
-        return None
-    if len(cards) != len(action):
-        return None
+    cards = []
+    for c in action:
+        if isinstance(c, bool) or not isinstance(c, int) or not 0 <= c < 52:
+            return None
+        cards.append(CARDS[c])
+    cards.sort()
     return tuple(cards)
 
 
@@ -512,6 +596,8 @@ class HowLowCanYouGo(Game):
             params["buy_in"] = 0  # the variant's default; an explicit buy_in still wins
         super().__init__(players, variant, **params)
         self.packs = 1 if self.players <= 4 else 2  # HL-1
+        n = self.players
+        self.rotations = tuple(tuple((d + i) % n for i in range(1, n + 1)) for d in range(n))
         self.pack: tuple[Card, ...] = tuple(full_pack() * self.packs)
 
     def check_parameters(self) -> None:
@@ -525,7 +611,8 @@ class HowLowCanYouGo(Game):
             raise InvalidParametersError(f"{name}: buy_in cannot be negative ({p['buy_in']})")
         if p["buy_in"] > p["starting_chips"]:
             raise InvalidParametersError(
-                f"{name}: buy_in ({p['buy_in']}) cannot exceed starting_chips ({p['starting_chips']})"
+                f"{name}: buy_in ({p['buy_in']}) cannot exceed "
+                f"starting_chips ({p['starting_chips']})"
             )
         if p["buy_in"] == p["starting_chips"]:
             raise InvalidParametersError(
@@ -533,7 +620,9 @@ class HowLowCanYouGo(Game):
                 f"{p['starting_chips']} starting chips"
             )
         if p["max_deals"] < 1:
-            raise InvalidParametersError(f"{name}: max_deals must be at least 1, not {p['max_deals']}")
+            raise InvalidParametersError(
+                f"{name}: max_deals must be at least 1, not {p['max_deals']}"
+            )
 
     def determinize(self, observation: HowLowObservation, rng: random.Random) -> HowLowState:
         """A full state consistent with ``observation``, hidden cards drawn uniformly.
@@ -552,7 +641,9 @@ class HowLowCanYouGo(Game):
         obs = observation
         n = self.players
         if getattr(obs, "game", None) != self.name:
-            raise GameError(f"{self.name}: cannot determinize an observation of {obs.game!r}")
+            raise GameError(
+                f"{self.name}: cannot determinize an observation of {getattr(obs, 'game', None)!r}"
+            )
         if len(obs.chips) != n or len(obs.active) != n:
             raise GameError(f"{self.name}: the observation is for {len(obs.chips)} seats, not {n}")
         seat = obs.seat
@@ -584,7 +675,18 @@ class HowLowCanYouGo(Game):
             if count == HAND_SIZE:
                 state.redrawn[s] = True
         state.restocks = 0
-        state.last_showdown = showdown
+        state._sd = (
+            None
+            if showdown is None
+            else (
+                showdown.deal,
+                showdown.dealer,
+                showdown.hands,
+                showdown.totals,
+                showdown.chip_changes,
+                showdown.eliminated,
+            )
+        )
         turns = sum(1 for _, count in obs.discards if count <= MAX_DISCARD)
         if terminal:
             state._cur = TERMINAL
@@ -597,7 +699,9 @@ class HowLowCanYouGo(Game):
             state.pos = turns % k
             state._cur = order[state.pos]
         if obs.legal_actions and state._cur != seat:
-            raise GameError(f"{self.name}: the observation has actions but it is not seat {seat}'s turn")
+            raise GameError(
+                f"{self.name}: the observation has actions but it is not seat {seat}'s turn"
+            )
         pool = list(self.pack)
         hands: list[list] = [[] for _ in range(n)]
         known = [seat]
@@ -612,7 +716,9 @@ class HowLowCanYouGo(Game):
                 for c in hands[s]:
                     pool.remove(c)
         except ValueError:
-            raise GameError(f"{self.name}: the observation shows cards that are not in play") from None
+            raise GameError(
+                f"{self.name}: the observation shows cards that are not in play"
+            ) from None
         others = [s for s in order if s not in known]
         needed = HAND_SIZE * len(others) + obs.stock_size + obs.discard_size
         if needed != len(pool):
@@ -630,8 +736,7 @@ class HowLowCanYouGo(Game):
         state.hands = hands
         state.pile = pool[i : i + obs.discard_size]
         state.stock = pool[i + obs.discard_size :]
-        state._free = len(state.stock) + len(state.pile)
-        state._cap = min(MAX_DISCARD, state._free)
+        state._set_cap()
         state._legal = None
         return state
 

@@ -95,14 +95,6 @@ class TwentyDownObservation(Observation):
     )
     fields: ClassVar[tuple[str, ...]] = Observation.fields + __slots__
 
-    def __init__(self, **values: Any):
-        missing = set(self.fields) - set(values)
-        unknown = set(values) - set(self.fields)
-        if missing or unknown:
-            raise TypeError(f"observation fields missing {sorted(missing)}, unknown {sorted(unknown)}")
-        for name, value in values.items():
-            setattr(self, name, value)
-
     def to_json(self) -> dict:
         plain = super().to_json()
         plain["tricks"] = [trick.to_json() for trick in self.tricks]  # objects, not bare lists
@@ -168,6 +160,7 @@ class TwentyDownState(State):
         return self._player
 
     def legal_actions(self) -> list:
+        """The state's own list (kept per decision for speed): read it, do not change it."""
         return self._legal
 
     def is_terminal(self) -> bool:
@@ -272,7 +265,7 @@ class TwentyDownState(State):
                     hi = bisect_left(hand, _SUIT_HI[t], lo)
                     if lo == hi:
                         lo = 0
-                        hi = 5
+                        hi = len(hand)
                 self._legal = hand[lo:hi]
                 return
             winner = self._best_seat
@@ -321,11 +314,10 @@ class TwentyDownState(State):
         self._next = _NEXT_SEAT
         self._trick_size = 4
         self._player = fh
+        self.talon = order[8:]  # the undealt rest: three each follow once trump is known
         if self.deal > self.game.params["fixed_trump_after"]:  # TD-6
-            self.talon = order[8:]
             self._set_trump(HEARTS)
         else:
-            self.talon = order[8:]  # the undealt rest: three each follow once trump is named
             self.trump = None
             self._trump = -1
             self.phase = TRUMP
@@ -591,14 +583,14 @@ class TwentyDown(Game):
 
 
 def _sample_placement(
-    cards: list[Card], slots: list[tuple[int, int, set[int]]], rng: Any
+    cards: list[Card], slots: list[tuple[int, int, set[int]]], rng: Any, tries: int = 20
 ) -> tuple[list[list[Card]] | None, list[Card]]:
     """Place ``cards`` into hands of the given sizes, none holding a suit it is void in.
 
     Uniform over all valid placements. Returns the hands (in slot order) and the rest in random
     order, or ``(None, [])`` when no placement exists. Without voids a shuffle does; with voids a
-    few shuffles are tried (rejection sampling is exact), then an exact count over how many cards
-    of each suit go to each hand.
+    few (``tries``) shuffles are tried (rejection sampling is exact), then an exact count over how
+    many cards of each suit go to each hand.
     """
     cards = list(cards)
     rng.shuffle(cards)
@@ -608,7 +600,7 @@ def _sample_placement(
             hands.append(cards[i : i + size])
             i += size
         return hands, cards[i:]
-    for _ in range(20):
+    for _ in range(tries):
         hands, i, ok = [], 0, True
         for _, size, void in slots:
             hand = cards[i : i + size]
@@ -675,8 +667,11 @@ def _sample_placement(
 
 
 def _choose(remaining: tuple[int, ...], v: tuple[int, ...]) -> int:
-    return comb(remaining[0], v[0]) * comb(remaining[1], v[1]) * comb(remaining[2], v[2]) * comb(
-        remaining[3], v[3]
+    return (
+        comb(remaining[0], v[0])
+        * comb(remaining[1], v[1])
+        * comb(remaining[2], v[2])
+        * comb(remaining[3], v[3])
     )
 
 

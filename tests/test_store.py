@@ -1,0 +1,254 @@
+"""The results database: a file that is not ours, corrupt, newer, read-only or locked is one clear
+``StoreError`` line (exit code 2 from the CLI) and is never overwritten."""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import os
+import random
+import sqlite3
+
+import pytest
+from conftest import assert_one_line_error, count_games
+
+from arena import store as store_module
+from arena.store import APPLICATION_ID, SCHEMA_VERSION, Store, StoreError
+
+pytestmark = pytest.mark.usefixtures("isolated")
+
+
+def digest(path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def make_arena_db(path) -> None:
+    Store(path).close()
+
+
+def corrupt(path) -> None:
+    path.write_bytes(random.Random(1234).randbytes(8192))
+
+
+def foreign(path) -> None:
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE photos (id INTEGER PRIMARY KEY, name TEXT)")
+    con.execute("INSERT INTO photos(name) VALUES ('holiday.jpg')")
+    con.commit()
+    con.close()
+
+
+def newer(path) -> None:
+    make_arena_db(path)
+    con = sqlite3.connect(path)
+    con.execute("UPDATE meta SET value='999' WHERE key='schema_version'")
+    con.commit()
+    con.close()
+
+
+def other_application(path) -> None:
+    con = sqlite3.connect(path)
+    con.execute("PRAGMA application_id = 12345")
+    con.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    con.commit()
+    con.close()
+
+
+BAD_FILES = {
+    "corrupt-random-bytes": (corrupt, "not a valid arena database"),
+    "foreign-sqlite": (foreign, "not an arena database"),
+    "newer-schema": (newer, "newer arena (schema 999"),
+    "other-application-id": (other_application, "not an arena database"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_FILES))
+def test_unusable_database_is_one_line_store_error_and_never_overwritten(tmp_path, case):
+    make, fragment = BAD_FILES[case]
+    path = tmp_path / "bad.db"
+    make(path)
+    before = digest(path)
+    for create in (True, False):
+        with pytest.raises(StoreError) as info:
+            Store(path, create=create)
+        message = str(info.value)
+        assert fragment in message
+        assert message.startswith(str(path))
+        assert "\n" not in message
+    assert digest(path) == before
+    assert not (tmp_path / "bad.db-journal").exists()  # no write was even begun
+    wal = tmp_path / "bad.db-wal"
+    assert not wal.exists() or wal.stat().st_size == 0
+
+
+@pytest.mark.parametrize("case", list(BAD_FILES))
+@pytest.mark.parametrize("command", ["run", "leaderboard", "reset"])
+def test_cli_on_unusable_database_exits_2_with_one_line_and_keeps_the_file(
+    cli, bots_dir, tmp_path, case, command
+):
+    make, fragment = BAD_FILES[case]
+    path = tmp_path / "bad.db"
+    make(path)
+    before = digest(path)
+    if command == "run":
+        result = cli("run", "--games", 2, "--seed", 1, "--db", path, "--bots-dir", bots_dir, "-q")
+    elif command == "leaderboard":
+        result = cli("leaderboard", "--db", path)
+    else:
+        result = cli("leaderboard", "--db", path, "--reset")
+    assert_one_line_error(result, str(path), fragment)
+    assert digest(path) == before
+
+
+def test_foreign_sqlite_file_with_its_own_meta_table_is_not_taken_over(tmp_path):
+    path = tmp_path / "History"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE meta(key LONGVARCHAR NOT NULL UNIQUE PRIMARY KEY, value LONGVARCHAR)")
+    con.execute("INSERT INTO meta VALUES ('version', '42')")
+    con.execute("CREATE TABLE urls (id INTEGER PRIMARY KEY, url TEXT)")
+    con.commit()
+    con.close()
+    before = digest(path)
+    with pytest.raises(StoreError, match="not an arena database"):
+        Store(path)
+    assert digest(path) == before
+
+
+def test_new_database_is_marked_as_arena_and_reopens(tmp_path):
+    path = tmp_path / "sub" / "folder" / "arena.db"
+    Store(path).close()
+    con = sqlite3.connect(path)
+    assert con.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+    assert con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() == (
+        str(SCHEMA_VERSION),
+    )
+    con.close()
+    before = digest(path)
+    Store(path, create=False).close()
+    assert digest(path) == before
+
+
+def test_missing_database_without_create_is_an_error_and_creates_nothing(tmp_path):
+    path = tmp_path / "missing.db"
+    with pytest.raises(StoreError, match="no database yet"):
+        Store(path, create=False)
+    assert not path.exists()
+
+
+def test_database_path_that_is_a_folder_is_one_line_error(tmp_path, cli, bots_dir):
+    folder = tmp_path / "a-folder.db"
+    folder.mkdir()
+    with pytest.raises(StoreError) as info:
+        Store(folder)
+    assert "\n" not in str(info.value) and str(folder) in str(info.value)
+    result = cli("run", "--games", 2, "--seed", 1, "--db", folder, "--bots-dir", bots_dir, "-q")
+    assert_one_line_error(result, str(folder))
+
+
+def test_locked_database_is_one_line_store_error(tmp_path):
+    path = tmp_path / "locked.db"
+    make_arena_db(path)
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        # Found at open or at the first write, depending on the journal mode.
+        with pytest.raises(StoreError, match="locked by another arena process") as info:
+            store = Store(path, timeout=0.05)
+            store.start_run("locked", {"games": 1})
+        assert "\n" not in str(info.value)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+
+
+# --- read-only files ------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def read_only_sqlite(monkeypatch):
+    """Open every database read-only, as SQLite does for a file the user may not write.
+
+    (The tests run as root in CI, where chmod does not stop writes.)
+    """
+    real = sqlite3.connect
+
+    def connect(path, *args, **kwargs):
+        kwargs.pop("uri", None)
+        return real(f"file:{path}?mode=ro", *args, uri=True, **kwargs)
+
+    monkeypatch.setattr(store_module.sqlite3, "connect", connect)
+
+
+@pytest.fixture
+def played_db(cli, bots_dir, tmp_path):
+    path = tmp_path / "played.db"
+    result = cli(
+        "run",
+        "--games",
+        3,
+        "--seed",
+        1,
+        "--db",
+        path,
+        "--bots-dir",
+        bots_dir,
+        "-j",
+        1,
+        "-q",
+        "--game",
+        "td",
+    )
+    assert result.exit_code == 0, result.output
+    # The command leaves its connection to the garbage collector; close it now and fold the
+    # write-ahead log into the file, so that nothing but the code under test can change it later.
+    gc.collect()
+    con = sqlite3.connect(path)
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    con.close()
+    return path
+
+
+def test_read_only_database_is_one_line_store_error_when_opened_for_writing(
+    played_db, read_only_sqlite
+):
+    before = digest(played_db)
+    store = Store(played_db, create=False)  # reading is fine
+    assert set(store.ratings("twenty-down")) == {"random", "first", "td-only"}
+    with pytest.raises(StoreError) as info:
+        store.start_run("x", {"games": 1})
+    assert "read-only" in str(info.value) and "\n" not in str(info.value)
+    store.close()
+    with pytest.raises(StoreError) as info:
+        Store(played_db)  # opening to write fails at once, before any game is played
+    assert "read-only" in str(info.value) and "\n" not in str(info.value)
+    assert digest(played_db) == before
+
+
+def test_read_only_database_can_still_be_shown_but_not_reset(cli, played_db, read_only_sqlite):
+    before = digest(played_db)
+    shown = cli("leaderboard", "--db", played_db, "--format", "json")
+    assert shown.exit_code == 0 and '"twenty-down"' in shown.stdout
+    assert_one_line_error(cli("leaderboard", "--db", played_db, "--reset"), "read-only")
+    assert digest(played_db) == before
+    assert count_games(played_db) == 3
+
+
+def test_run_into_read_only_database_exits_2_with_one_line(
+    cli, bots_dir, played_db, read_only_sqlite
+):
+    before = digest(played_db)
+    result = cli("run", "--games", 2, "--seed", 2, "--db", played_db, "--bots-dir", bots_dir, "-q")
+    assert digest(played_db) == before
+    assert_one_line_error(result, "read-only")
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write any file; see read_only_sqlite")
+def test_chmod_read_only_database_is_reported_and_kept(cli, bots_dir, played_db):
+    before = digest(played_db)
+    played_db.chmod(0o444)
+    try:
+        result = cli("leaderboard", "--db", played_db, "--reset")
+        assert_one_line_error(result, "read-only")
+    finally:
+        played_db.chmod(0o644)
+    assert digest(played_db) == before
