@@ -68,11 +68,12 @@ def environment_for(game: str, overrides: dict | None = None) -> Environment:
 class RatingTable:
     """The ratings of one game's bots, updated game by game in schedule order."""
 
-    def __init__(self, environment: Environment, ratings: dict[str, tuple[float, float]] | None = None):
+    def __init__(self, environment: Environment, states: dict[str, tuple[float, float]] | None = None):
+        """``states`` maps each bot to its rating's exact (π, τ), as the store keeps them."""
         self.environment = environment
         self.env = environment.trueskill()
         self.ratings: dict[str, trueskill.Rating] = {
-            bot: self.env.create_rating(mu, sigma) for bot, (mu, sigma) in (ratings or {}).items()
+            bot: rating_from_state(pi, tau) for bot, (pi, tau) in (states or {}).items()
         }
 
     def rating(self, bot: str) -> trueskill.Rating:
@@ -91,5 +92,18 @@ class RatingTable:
             self.ratings[bot] = rating
         return True
 
-    def as_tuples(self) -> dict[str, tuple[float, float]]:
-        return {bot: (r.mu, r.sigma) for bot, r in self.ratings.items()}
+    def states(self) -> dict[str, tuple[float, float, float, float]]:
+        """Each bot's (π, τ, μ, σ): π and τ rebuild the rating exactly, μ and σ are for people."""
+        return {bot: (r.pi, r.tau, r.mu, r.sigma) for bot, r in self.ratings.items()}
+
+
+def rating_from_state(pi: float, tau: float) -> trueskill.Rating:
+    """The rating with exactly this precision and precision-adjusted mean.
+
+    Rebuilding from (μ, σ) would lose the last bit of 2 % of ratings, and a resumed run would then
+    drift from an uninterrupted one.
+    """
+    rating = trueskill.Rating.__new__(trueskill.Rating)
+    rating.pi = pi
+    rating.tau = tau
+    return rating

@@ -25,7 +25,7 @@ TIME_MAX = 0xFFFF
 def _chance_compact(chance: Chance) -> list:
     out = []
     for key, value in chance.log:
-        if isinstance(value, list):
+        if isinstance(value, list | tuple):
             out.append([key, bytes(value).hex()])
         else:
             out.append([key, value])

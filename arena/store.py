@@ -74,6 +74,8 @@ CREATE TABLE IF NOT EXISTS ratings (
     bot TEXT NOT NULL,
     mu REAL NOT NULL,
     sigma REAL NOT NULL,
+    pi REAL NOT NULL,  -- the exact state of the rating: mu and sigma alone lose the last bit
+    tau REAL NOT NULL,
     PRIMARY KEY (game, bot)
 );
 """
@@ -241,7 +243,7 @@ class Store:
         run_id: int,
         items: Iterable[tuple[int, int, GameOutcome, dict[str, float]]],
         game: str,
-        ratings: dict[str, tuple[float, float]],
+        ratings: dict[str, tuple[float, float, float, float]],
     ) -> None:
         """Store games ``(index, board, outcome, placings)`` and the ratings after them, atomically."""
         db = self.db
@@ -294,8 +296,9 @@ class Store:
                 if fault_rows:
                     db.executemany("INSERT INTO faults VALUES (?,?,?,?,?)", fault_rows)
                 db.executemany(
-                    "INSERT OR REPLACE INTO ratings(game, bot, mu, sigma) VALUES (?,?,?,?)",
-                    [(game, bot, mu, sigma) for bot, (mu, sigma) in ratings.items()],
+                    "INSERT OR REPLACE INTO ratings(game, bot, mu, sigma, pi, tau) "
+                    "VALUES (?,?,?,?,?,?)",
+                    [(game, bot, mu, sigma, pi, tau) for bot, (pi, tau, mu, sigma) in ratings.items()],
                 )
                 db.execute("COMMIT")
             except BaseException:
@@ -312,6 +315,15 @@ class Store:
             ).fetchall()
         )
         return {bot: (mu, sigma) for bot, mu, sigma in rows}
+
+    def rating_states(self, game: str) -> dict[str, tuple[float, float]]:
+        """Each bot's exact rating state (π, τ), to continue rating from."""
+        rows = self._guard(
+            lambda: self.db.execute(
+                "SELECT bot, pi, tau FROM ratings WHERE game=?", (game,)
+            ).fetchall()
+        )
+        return {bot: (pi, tau) for bot, pi, tau in rows}
 
     def rated_games(self) -> list[str]:
         rows = self._guard(

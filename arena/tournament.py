@@ -208,7 +208,7 @@ def run_tournament(
         nonlocal saving
         saving = True
         try:
-            store.save_batch(run_id, batch, game, table.as_tuples())
+            store.save_batch(run_id, batch, game, table.states())
         finally:
             saving = False
         if referee.interrupt_requested:
@@ -219,7 +219,7 @@ def run_tournament(
         signal.signal(signal.SIGINT, on_interrupt)
     try:
         for plan, schedule, done in schedules:
-            table = RatingTable(plan.environment, store.ratings(plan.game))
+            table = RatingTable(plan.environment, store.rating_states(plan.game))
             batch: list = []
             last_flush = time.perf_counter()
             total = done + len(schedule)

@@ -19,7 +19,13 @@ from hypothesis import strategies as st
 
 from arena.cards import ASCII_NAMES
 from arena.games.base import TERMINAL, GameError, competition_ranks, replay
-from arena.games.how_low import MAX_DISCARD, REDRAW, HowLowCanYouGo, HowLowState
+from arena.games.how_low import (
+    MAX_DISCARD,
+    REDRAW,
+    HowLowCanYouGo,
+    HowLowObservation,
+    HowLowState,
+)
 
 GAMES = {HowLowCanYouGo.name: HowLowCanYouGo}
 TABLES = list(range(2, 11))
@@ -203,6 +209,9 @@ def check_observations(state: HowLowState, rng: random.Random) -> None:
         assert not leaked, f"seat {seat} sees {leaked}"
         if seat != state.current_player():
             assert data["legal_actions"] == []
+        # The JSON form says everything: it reads back to an equal observation.
+        back = HowLowObservation.from_json(json.loads(json.dumps(data)))
+        assert back.to_json() == data
         # Whatever the hidden cards are, the observation is the same.
         assert reshuffle_hidden(state, seat, rng).observation(seat).to_json() == data
 
@@ -283,14 +292,18 @@ def test_determinize_is_consistent_and_playable(players, variant, seed):
     for _ in play_random(state, rng):
         if rng.random() > 0.2:
             continue
-        seat = state.current_player()
+        # Mostly the seat to act (a search bot's case); sometimes any seat, even one that is out.
+        seat = state.current_player() if rng.random() < 0.7 else rng.randrange(players)
         obs = state.observation(seat)
+        if rng.random() < 0.5:  # as a bot in its own process has it
+            obs = HowLowObservation.from_json(json.loads(json.dumps(obs.to_json())))
         det = game.determinize(obs, random.Random(rng.random()))
         assert isinstance(det, HowLowState)
         # The same public facts and own hand: the seat cannot tell the two states apart.
         assert det.observation(seat).to_json() == obs.to_json()
-        assert det.current_player() == seat
-        assert det.legal_actions() == state.legal_actions()
+        assert det.current_player() == state.current_player()
+        if seat == state.current_player():
+            assert det.legal_actions() == state.legal_actions()
         assert cards_in_play(det) == Counter(game.pack)
         for s in det.order:
             assert len(det.hands[s]) == 5
@@ -351,3 +364,12 @@ def test_determinize_refuses_another_games_observation():
     obs = HowLowCanYouGo(players=3).new_state(seed=1).observation(0)
     with pytest.raises(GameError, match="3 seats, not 4"):
         game.determinize(obs, random.Random(0))
+
+
+def test_observation_from_json_refuses_nonsense():
+    with pytest.raises(GameError, match="not a how-low-can-you-go observation"):
+        HowLowObservation.from_json({"game": "how-low-can-you-go"})
+    data = HowLowCanYouGo().new_state(seed=1).observation(0).to_json()
+    data["hand"] = ["ZZ"]
+    with pytest.raises(GameError, match="not a card"):
+        HowLowObservation.from_json(data)

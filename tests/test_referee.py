@@ -203,14 +203,7 @@ def test_observation_has_game_seat_legal_actions_and_converts_to_plain_json(game
     "game",
     [
         TwentyDown(),
-        pytest.param(
-            HowLowCanYouGo(),
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="BUG: contracts.md 1 says observation.legal_actions is a list; "
-                "arena/games/how_low.py HowLowState.observation (line 454) hands out a tuple",
-            ),
-        ),
+        HowLowCanYouGo(),
     ],
     ids=["td", "hl"],
 )

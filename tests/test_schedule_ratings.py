@@ -185,19 +185,18 @@ def test_rating_table_equals_trueskill_package_with_ties_and_shared_seats():
         new = env.rate([(expected[b],) for b in bots], ranks=[placings[b] for b in bots])
         for b, (r,) in zip(bots, new, strict=True):
             expected[b] = r
-    result = table.as_tuples()
-    assert result == {b: (r.mu, r.sigma) for b, r in expected.items()}
+    result = table.states()
+    assert result == {b: (r.pi, r.tau, r.mu, r.sigma) for b, r in expected.items()}
 
 
 def test_rating_table_starts_from_stored_ratings():
     environment = environment_for("twenty-down")
-    table = RatingTable(environment, {"a": (30.0, 2.0), "b": (20.0, 3.0)})
-    table.update({"a": 2.0, "b": 1.0})
     env = ts_env(environment)
-    (a,), (b,) = env.rate(
-        [(env.create_rating(30.0, 2.0),), (env.create_rating(20.0, 3.0),)], ranks=[2.0, 1.0]
-    )
-    assert table.as_tuples() == {"a": (a.mu, a.sigma), "b": (b.mu, b.sigma)}
+    start_a, start_b = env.create_rating(30.0, 2.0), env.create_rating(20.0, 3.0)
+    table = RatingTable(environment, {"a": (start_a.pi, start_a.tau), "b": (start_b.pi, start_b.tau)})
+    table.update({"a": 2.0, "b": 1.0})
+    (a,), (b,) = env.rate([(start_a,), (start_b,)], ranks=[2.0, 1.0])
+    assert table.states() == {"a": (a.pi, a.tau, a.mu, a.sigma), "b": (b.pi, b.tau, b.mu, b.sigma)}
 
 
 LAST_BOT = bot_file("last", "return observation.legal_actions[-1]")

@@ -159,7 +159,7 @@ class HowLowObservation(Observation):
             return cls(
                 game=data["game"],
                 seat=data["seat"],
-                legal_actions=tuple(
+                legal_actions=list(
                     REDRAW if a == REDRAW else _cards(a) for a in data["legal_actions"]
                 ),
                 hand=_cards(data["hand"]),
@@ -500,7 +500,7 @@ class HowLowState(State):
         obs = HowLowObservation.__new__(HowLowObservation)
         obs.game = self.game.name
         obs.seat = seat
-        obs.legal_actions = tuple(self.legal_actions()) if seat == self._cur else ()
+        obs.legal_actions = list(self.legal_actions()) if seat == self._cur else []
         obs.hand = tuple(self.hands[seat])
         obs.dealer = self.dealer
         obs.order = self.order
@@ -551,7 +551,7 @@ class HowLowState(State):
         other.restocks = self.restocks
         other._sd = self._sd
         other._cur = self._cur
-        other._legal = None
+        other._legal = self._legal  # never changed once built, so it can be shared
         other._cap = self._cap
         other._free = self._free
         other._dups = self._dups
