@@ -586,7 +586,7 @@ def test_hl15_pays_all_it_has_and_is_eliminated():
     assert state.order == (2, 0)
     assert state.hands[1] == []
     assert state.observation(1).hand == ()
-    assert state.observation(1).legal_actions == ()
+    assert state.observation(1).legal_actions == []
     seen = set()
     while not state.is_terminal():
         seen.add(state.current_player())
@@ -704,8 +704,10 @@ def test_hl18_observation_is_a_snapshot():
     state = HowLowCanYouGo(players=3).new_state(seed=9)
     obs = state.observation(state.current_player())
     before = json.dumps(obs.to_json())
-    for value in (obs.hand, obs.chips, obs.active, obs.discards, obs.legal_actions, obs.order):
+    for value in (obs.hand, obs.chips, obs.active, obs.discards, obs.order):
         assert isinstance(value, tuple)
+    assert isinstance(obs.legal_actions, list)  # the contract; a fresh list, not the state's
+    assert obs.legal_actions is not state.legal_actions()
     while not state.is_terminal():
         state.apply_action(state.legal_actions()[-1])
     assert json.dumps(obs.to_json()) == before
