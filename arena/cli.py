@@ -125,6 +125,7 @@ def run(
     from .store import StoreError
     from .tournament import TournamentError, default_db, default_jobs, run_tournament
     from .tournament_file import TournamentFileError, load_tournament_file
+    from .workers import WorkerError
 
     if fmt not in FORMATS:
         raise fail(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
@@ -193,7 +194,7 @@ def run(
             summary = run_tournament(
                 tournament, registry, store, jobs=n_jobs, resume=True, progress=progress.update
             )
-    except (StoreError, TournamentError) as exc:
+    except (StoreError, TournamentError, WorkerError) as exc:
         store.close()
         raise fail(str(exc), code=1) from None
     if summary.resumed and summary.games_skipped:

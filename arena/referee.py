@@ -170,6 +170,41 @@ def _call_timed(watchdog, move_time: float, function, argument) -> tuple[str | N
     return None, value, seconds
 
 
+def _seat_up(game, seat, factory, seed, move_time, watchdog, seats, players, acts) -> None:
+    """Create the bot of one seat and call its start(); any failure is a fault."""
+    kind, bot, _ = _call_timed(watchdog, move_time, lambda f: f(), factory)
+    if kind is not None:
+        seats.fault(seat, 0, kind, f"could not be created: {bot}")
+        seats.forfeited[seat] = True
+        return
+    try:
+        bot._arena_seed = f"{seed}/seat-{seat}"  # bot.rng is seeded from it (arena.Bot)
+        act = bot.act
+    except BaseException as exc:
+        _check_interrupt(exc)
+        seats.fault(seat, 0, "exception", _describe(exc))
+        seats.forfeited[seat] = True
+        return
+    players[seat] = bot
+    acts[seat] = act
+    # Looked up on the class: arena.Bot.__getattr__ makes a miss on the object costly.
+    if getattr(type(bot), "start", None) is not None:
+        info = GameInfo(game.name, seat, game.players, game.variant, dict(game.params), move_time)
+        kind, message, _ = _call_timed(watchdog, move_time, bot.start, info)
+        if kind is not None:
+            seats.fault(seat, 0, kind, f"in start(): {message}")
+
+
+@dataclass(frozen=True, slots=True)
+class SeatForfeit:
+    """A seat to forfeit when the game reaches ``decision`` (0: before it is created; -1: at the
+    end), with the fault to record: how the tournament replays a game whose bot process died."""
+
+    decision: int
+    kind: str
+    message: str
+
+
 def play_game(
     game: Game,
     bots: list[Any],
@@ -178,8 +213,14 @@ def play_game(
     move_time: float = 1.0,
     max_faults: int = 3,
     keep_record: bool = False,
+    forfeits: dict[int, SeatForfeit] | None = None,
+    tracker: Any = None,
 ) -> GameOutcome:
-    """Play one game. ``bots`` holds one zero-argument factory per seat (usually ``BotSpec.create``)."""
+    """Play one game. ``bots`` holds one zero-argument factory per seat (usually ``BotSpec.create``).
+
+    ``tracker``, when given, is told ``enter(seat, decision)`` before and ``leave()`` after every
+    call into bot code, so that a process watching this one knows who was playing if it dies.
+    """
     n = game.players
     if len(bots) != n:
         raise ValueError(f"{game.name} needs {n} bots, got {len(bots)}")
@@ -192,29 +233,22 @@ def play_game(
     acts: list[Any] = [None] * n
     times: list[float] | None = [] if keep_record else None
     indices: list[int] = []
+    forfeits = forfeits or {}
+    # Forfeits during play, by decision number: one int comparison per decision finds them.
+    pending = {f.decision: (seat, f) for seat, f in forfeits.items() if f.decision > 0}
+    next_forfeit = min(pending, default=-2)
 
     for seat, factory in enumerate(bots):
-        kind, bot, _ = _call_timed(watchdog, move_time, lambda f: f(), factory)
-        if kind is not None:
-            seats.fault(seat, 0, kind, f"could not be created: {bot}")
+        early = forfeits.get(seat)
+        if early is not None and early.decision == 0:
+            seats.fault(seat, 0, early.kind, early.message)
             seats.forfeited[seat] = True
             continue
-        try:
-            bot._arena_seed = f"{seed}/seat-{seat}"  # bot.rng is seeded from it (arena.Bot)
-            act = bot.act
-        except BaseException as exc:
-            _check_interrupt(exc)
-            seats.fault(seat, 0, "exception", _describe(exc))
-            seats.forfeited[seat] = True
-            continue
-        players[seat] = bot
-        acts[seat] = act
-        start = getattr(bot, "start", None)
-        if start is not None:
-            info = GameInfo(game.name, seat, n, game.variant, dict(game.params), move_time)
-            kind, message, _ = _call_timed(watchdog, move_time, start, info)
-            if kind is not None:
-                seats.fault(seat, 0, kind, f"in start(): {message}")
+        if tracker is not None:
+            tracker.enter(seat, 0)
+        _seat_up(game, seat, factory, seed, move_time, watchdog, seats, players, acts)
+        if tracker is not None:
+            tracker.leave()
 
     forfeited = seats.forfeited
     clock = time.perf_counter
@@ -225,6 +259,11 @@ def play_game(
             break
         decision += 1
         legal = state.legal_actions()
+        if decision == next_forfeit:
+            seat, forfeit = pending.pop(decision)
+            next_forfeit = min(pending, default=-2)
+            seats.fault(seat, decision, forfeit.kind, forfeit.message)
+            forfeited[seat] = True
         if forfeited[player]:
             index = fallback.choose(len(legal))
             if times is not None:
@@ -233,6 +272,8 @@ def play_game(
             state.apply_legal(index)
             continue
         observation = state.observation(player)
+        if tracker is not None:
+            tracker.enter(player, decision)
         answer = _NO_ANSWER
         start = clock()
         watchdog.deadline = start + move_time
@@ -258,6 +299,8 @@ def play_game(
             index = None
             seats.fault(player, decision, "exception", _describe(exc))
         elapsed = clock() - start
+        if tracker is not None:
+            tracker.leave()
         if index is not None and elapsed > move_time:
             index = None
             seats.fault(
@@ -273,13 +316,21 @@ def play_game(
 
     result: GameResult = state.result()
     for seat, bot in enumerate(players):
-        end = getattr(bot, "end", None) if bot is not None and not forfeited[seat] else None
-        if end is not None:
-            kind, message, _ = _call_timed(watchdog, move_time, end, result)
-            if kind is not None:
-                # A fault in end() is counted but cannot forfeit a game already over.
-                seats.faults[seat] += 1
-                seats.log.append(Fault(seat, -1, kind, f"in end(): {message}"))
+        if bot is None or forfeited[seat] or getattr(type(bot), "end", None) is None:
+            continue
+        late = forfeits.get(seat)
+        if late is not None and late.decision == -1:
+            kind, message = late.kind, late.message
+        else:
+            if tracker is not None:
+                tracker.enter(seat, -1)
+            kind, message, _ = _call_timed(watchdog, move_time, bot.end, result)
+            if tracker is not None:
+                tracker.leave()
+        if kind is not None:
+            # A fault in end() is counted but cannot forfeit a game already over.
+            seats.faults[seat] += 1
+            seats.log.append(Fault(seat, -1, kind, f"in end(): {message}"))
 
     record = None
     if times is not None:

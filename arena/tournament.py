@@ -8,13 +8,10 @@ final leaderboard as a run never stopped.
 
 from __future__ import annotations
 
-import concurrent.futures as futures
-import multiprocessing
 import os
 import signal
 import sys
 import time
-from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -26,6 +23,7 @@ from .ratings import Environment, RatingTable
 from .referee import GameOutcome, play_game
 from .schedule import ScheduledGame, round_robin
 from .store import Store
+from .workers import WorkerPool
 
 
 class TournamentError(Exception):
@@ -84,11 +82,9 @@ class RunSummary:
 _context: dict = {}
 
 
-def _worker_init() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _play_scheduled(item: ScheduledGame) -> GameOutcome:
+def _play_scheduled(
+    item: ScheduledGame, forfeits: dict | None = None, tracker: object = None
+) -> GameOutcome:
     ctx = _context
     registry: Registry = ctx["registry"]
     game: Game = ctx["games"][item.game]
@@ -101,56 +97,22 @@ def _play_scheduled(item: ScheduledGame) -> GameOutcome:
         move_time=ctx["move_time"],
         max_faults=ctx["max_faults"],
         keep_record=ctx["records"],
+        forfeits=forfeits,
+        tracker=tracker,
     )
 
 
-def _play_chunk(chunk: list[ScheduledGame]) -> list[GameOutcome]:
-    return [_play_scheduled(item) for item in chunk]
-
-
-def _chunks(items: list[ScheduledGame], size: int) -> Iterator[list[ScheduledGame]]:
-    for i in range(0, len(items), size):
-        yield items[i : i + size]
-
-
 def _outcomes_in_order(
-    schedule: list[ScheduledGame], jobs: int
+    schedule: list[ScheduledGame], jobs: int, move_time: float
 ) -> Iterator[tuple[ScheduledGame, GameOutcome]]:
-    if jobs <= 1 or len(schedule) < 2:
+    """Outcomes in schedule order: in this process when ``jobs`` is 0, else in worker processes."""
+    if jobs <= 0:
         for item in schedule:
             yield item, _play_scheduled(item)
         return
-    size = max(1, min(64, len(schedule) // (jobs * 16)))
-    mp = multiprocessing.get_context("fork")
-    pool = futures.ProcessPoolExecutor(max_workers=jobs, mp_context=mp, initializer=_worker_init)
-    pending: deque = deque()
-    chunks = _chunks(schedule, size)
-    try:
-        for chunk in chunks:
-            pending.append((chunk, pool.submit(_play_chunk, chunk)))
-            if len(pending) >= jobs * 4:
-                break
-        while pending:
-            chunk, future = pending.popleft()
-            try:
-                outcomes = future.result()
-            except futures.process.BrokenProcessPool:
-                raise TournamentError(
-                    "a worker process died (a bot may have ended its own process); "
-                    "the games stored so far are kept"
-                ) from None
-            nxt = next(chunks, None)
-            if nxt is not None:
-                pending.append((nxt, pool.submit(_play_chunk, nxt)))
-            yield from zip(chunk, outcomes, strict=True)
-    finally:
-        for _, future in pending:
-            future.cancel()
-        processes = list((getattr(pool, "_processes", None) or {}).values())
-        pool.shutdown(wait=False, cancel_futures=True)
-        for process in processes:
-            if process.is_alive():
-                process.terminate()
+    chunk = max(1, min(32, len(schedule) // (jobs * 8)))
+    with WorkerPool(jobs, _play_scheduled, move_time) as pool:
+        yield from pool.outcomes(schedule, chunk)
 
 
 # --- the parent side ----------------------------------------------------------------------------
@@ -227,7 +189,7 @@ def run_tournament(
             if progress:
                 progress(plan.game, count, total)
             try:
-                for item, outcome in _outcomes_in_order(schedule, jobs):
+                for item, outcome in _outcomes_in_order(schedule, jobs, tournament.move_time):
                     placings = outcome.placings()
                     table.update(placings)
                     batch.append((item.index, item.board, outcome, placings))

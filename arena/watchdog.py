@@ -4,9 +4,14 @@ Arming a POSIX timer for every decision costs two system calls (about 1 µs here
 engine spends on a move. Instead the referee writes a deadline into ``watchdog.deadline`` and a
 sleeping thread checks it a few times per move time; when it has passed, the thread sends SIGALRM
 to the main thread, whose handler raises ``MoveTimeout`` inside the bot's code. ``time.sleep`` and
-busy loops in Python are interrupted; code blocked inside C without checking signals is not (run
-such bots with process isolation). The signal is sent again on every tick while the deadline stays
-passed, so a bot that swallows the first ``MoveTimeout`` gets another.
+busy loops in Python are interrupted; code blocked inside C without checking signals is not. The
+signal is sent again on every tick while the deadline stays passed, so a bot that swallows the
+first ``MoveTimeout`` gets another.
+
+In a worker process the same thread also writes a *heartbeat* (a monotonic time) into memory the
+parent can read, on every tick, unless a decision has overrun its deadline by more than ``grace``.
+A bot that blocks signals, or holds the interpreter inside C, stops the heartbeat: the parent
+then kills the worker and replays the game to find out which seat did it.
 """
 
 from __future__ import annotations
@@ -31,6 +36,8 @@ class Watchdog:
     def __init__(self, tick: float = 0.02):
         self.deadline = INF
         self.tick = tick
+        self.grace = 1.0
+        self.heartbeat = None  # a shared array: [0] is written with time.monotonic()
         self.pid = os.getpid()
         self.enabled = threading.current_thread() is threading.main_thread()
         self._main = threading.main_thread().ident
@@ -48,11 +55,16 @@ class Watchdog:
         clock = time.perf_counter
         while True:
             time.sleep(self.tick)
-            if clock() >= self.deadline:
+            now = clock()
+            deadline = self.deadline
+            if now >= deadline:
                 try:
                     signal.pthread_kill(self._main, signal.SIGALRM)
                 except (ProcessLookupError, OSError):
                     return
+            heartbeat = self.heartbeat
+            if heartbeat is not None and now < deadline + self.grace:
+                heartbeat[0] = time.monotonic()
 
     def reinstall(self) -> None:
         """Put our SIGALRM handler back, in case a bot replaced it."""
@@ -61,6 +73,11 @@ class Watchdog:
 
 
 _watchdog: Watchdog | None = None
+
+
+def grace_for(move_time: float) -> float:
+    """How long past its deadline a decision may run before its process counts as stuck."""
+    return max(1.0, move_time)
 
 
 def get_watchdog(move_time: float) -> Watchdog:
@@ -72,5 +89,6 @@ def get_watchdog(move_time: float) -> Watchdog:
     if _watchdog is None or _watchdog.pid != os.getpid() or (not _watchdog.enabled and in_main):
         _watchdog = Watchdog(tick)
     _watchdog.tick = min(_watchdog.tick, tick)
+    _watchdog.grace = grace_for(move_time)
     _watchdog.reinstall()
     return _watchdog

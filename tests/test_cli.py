@@ -268,13 +268,6 @@ def test_move_time_option_interrupts_slow_decisions_as_timeout_faults(cli, bots_
 SUICIDE = bot_file("suicide", "os._exit(7)", header="import os")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: contracts.md 1 says a bot killing its own process is a fault handled by the "
-    "referee; the referee runs bots in the tournament's own process (referee.py play_game, "
-    "tournament.py _outcomes_in_order), so os._exit() in act() ends `arena run` (-j 1) or "
-    "breaks the worker pool (-j 2: TournamentError, exit 1)",
-)
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_bot_that_kills_its_own_process_is_a_fault_not_the_end_of_the_run(bots_dir, tmp_path, jobs):
     (bots_dir / "suicide.py").write_text(SUICIDE, encoding="utf-8")
@@ -531,17 +524,21 @@ def test_bad_leaderboard_input_is_exit_2_one_line(cli, bots_dir, db_path, tmp_pa
 
 
 def interrupt_after(monkeypatch, n_games):
-    """Make the n_games+1-th game played from now on end in a Ctrl-C (once only)."""
-    real = tournament_module._play_scheduled
+    """A Ctrl-C reaches the run just as it is about to rate game n_games+1 (once only).
+
+    Games are played in worker processes, so the interruption is made where Ctrl-C matters: in
+    the parent, which rates and stores them.
+    """
     calls = []
 
-    def play(item):
-        calls.append(item)
-        if len(calls) == n_games + 1:
-            raise KeyboardInterrupt
-        return real(item)
+    class Interrupted(tournament_module.RatingTable):
+        def update(self, placings):
+            calls.append(placings)
+            if len(calls) == n_games + 1:
+                raise KeyboardInterrupt
+            return super().update(placings)
 
-    monkeypatch.setattr(tournament_module, "_play_scheduled", play)
+    monkeypatch.setattr(tournament_module, "RatingTable", Interrupted)
     return calls
 
 
@@ -671,14 +668,15 @@ CALLS = [0]
 
 
 class Interrupter(arena.Bot):
-    """Presses Ctrl-C (a real SIGINT to its own process) at its n-th decision of the run."""
+    """Presses Ctrl-C at its n-th decision of the run: a real SIGINT to the arena process (the
+    parent of the worker process the bot plays in), as a terminal would send."""
 
     name = "interrupter"
 
     def act(self, observation):
         CALLS[0] += 1
         if CALLS[0] == int(os.environ.get("ARENA_TEST_SIGINT_AT", "0")):
-            os.kill(os.getpid(), signal.SIGINT)
+            os.kill(os.getppid(), signal.SIGINT)
         legal = observation.legal_actions
         return legal[self.rng.randrange(len(legal))]
 

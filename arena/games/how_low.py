@@ -210,6 +210,7 @@ class HowLowState(State):
         "redrawn",
         "restocks",
         "_sd",
+        "_sd_view",
         "_cur",
         "_legal",
         "_cap",
@@ -232,6 +233,7 @@ class HowLowState(State):
         self.out_deal = [0] * n  # the deal a player was eliminated in; 0 while still in
         self.deal = 0
         self._sd = None
+        self._sd_view = None
         self.dealer = chance.randrange("dealer", n)  # HL-5
         self._start_deal()
 
@@ -488,10 +490,15 @@ class HowLowState(State):
         raw = self._sd
         if raw is None:
             return None
+        view = self._sd_view
+        if view is not None and view[0] is raw:  # built once per showdown: it never changes
+            return view[1]
         deal, dealer, hands, totals, change, eliminated = raw
-        return Showdown(
+        showdown = Showdown(
             deal, dealer, tuple(tuple(h) if h else None for h in hands), totals, change, eliminated
         )
+        self._sd_view = (raw, showdown)
+        return showdown
 
     def observation(self, seat: int) -> HowLowObservation:
         n = self.game.players
@@ -550,6 +557,7 @@ class HowLowState(State):
         other.redrawn = self.redrawn[:]
         other.restocks = self.restocks
         other._sd = self._sd
+        other._sd_view = self._sd_view
         other._cur = self._cur
         other._legal = self._legal  # never changed once built, so it can be shared
         other._cap = self._cap
@@ -687,6 +695,7 @@ class HowLowCanYouGo(Game):
                 showdown.eliminated,
             )
         )
+        state._sd_view = None
         turns = sum(1 for _, count in obs.discards if count <= MAX_DISCARD)
         if terminal:
             state._cur = TERMINAL

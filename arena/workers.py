@@ -1,0 +1,275 @@
+"""Worker processes that play games, and survive the bots that kill them.
+
+Games are played in forked worker processes (``--jobs`` of them, at least one), so a bot that ends
+its process — ``os._exit``, a segfault, the kernel's out-of-memory killer — or that blocks forever
+where no signal reaches it takes down a worker, never the run. Each worker shares two numbers with
+the parent: a heartbeat its watchdog thread writes (see ``watchdog``), and the index of the game it
+is playing. When a worker dies or its heartbeat stops, the parent kills it, starts a new one, and
+hands the game to a *diagnosis*: the same game replayed alone in a fresh process that reports every
+call into bot code. Games are deterministic, so the replay meets the same fault; the diagnosis
+then knows the seat and decision, and replays the game once more with that seat forfeited from
+that decision on (a ``crash`` or ``timeout`` fault). The final outcome is the same whatever
+``--jobs`` is, and the other games of the worker are simply played again.
+
+The parent collects outcomes in schedule order, so the caller sees the same sequence as if every
+game had been played one after the other.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import sys
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from multiprocessing.connection import wait
+
+from .referee import GameOutcome, SeatForfeit
+from .schedule import ScheduledGame
+from .watchdog import get_watchdog, grace_for
+
+PlayFunction = Callable[[ScheduledGame, dict | None, object], GameOutcome]
+
+NO_GAME = -1.0
+POLL = 0.1
+
+
+class WorkerError(Exception):
+    """Games cannot be played (workers keep dying for no bot's fault); one line for the user."""
+
+
+@dataclass
+class _Task:
+    items: list[ScheduledGame]
+    forfeits: dict[int, dict[int, SeatForfeit]] = field(default_factory=dict)
+
+
+def _quiet_child() -> None:
+    """Common set-up of every child: Ctrl-C is the parent's business; bots print to stderr."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        os.dup2(2, 1)
+    except OSError:
+        pass
+    sys.stdout = sys.stderr
+
+
+def _worker_main(conn, slot, play: PlayFunction, move_time: float) -> None:
+    _quiet_child()
+    watchdog = get_watchdog(move_time)
+    watchdog.heartbeat = slot
+    slot[0] = time.monotonic()
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        outcomes = []
+        for item in task.items:
+            slot[1] = item.index
+            outcomes.append(play(item, task.forfeits.get(item.index), None))
+        slot[1] = NO_GAME
+        try:
+            conn.send(outcomes)
+        except (BrokenPipeError, OSError):
+            return
+
+
+class _Tracker:
+    """Written by the referee in a diagnosis process: who is in bot code, since when."""
+
+    def __init__(self, shared):
+        self.shared = shared  # [start (monotonic) or 0, seat, decision]
+
+    def enter(self, seat: int, decision: int) -> None:
+        shared = self.shared
+        shared[1] = seat
+        shared[2] = decision
+        shared[0] = time.monotonic()
+
+    def leave(self) -> None:
+        self.shared[0] = 0.0
+
+
+def _diagnose_main(conn, track, play: PlayFunction, item, forfeits) -> None:
+    _quiet_child()
+    outcome = play(item, forfeits, _Tracker(track))
+    conn.send(outcome)
+
+
+class _Worker:
+    def __init__(self, ctx, play: PlayFunction, move_time: float):
+        self.slot = ctx.RawArray("d", [0.0, NO_GAME])
+        self.conn, child = ctx.Pipe()
+        self.process = ctx.Process(
+            target=_worker_main, args=(child, self.slot, play, move_time), name="arena-worker"
+        )
+        self.process.start()
+        child.close()
+        self.task: _Task | None = None
+
+    def send(self, task: _Task) -> None:
+        self.task = task
+        self.conn.send(task)
+
+    def stop(self, kill: bool = False) -> None:
+        if kill and self.process.is_alive():
+            self.process.kill()
+        elif self.process.is_alive():
+            try:
+                self.conn.send(None)
+            except OSError:
+                pass
+        self.process.join(timeout=1.0)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+        self.conn.close()
+
+
+class WorkerPool:
+    """``jobs`` forked workers playing scheduled games with ``play(item, forfeits, tracker)``."""
+
+    def __init__(self, jobs: int, play: PlayFunction, move_time: float):
+        self.ctx = multiprocessing.get_context("fork")
+        self.jobs = max(1, jobs)
+        self.play = play
+        self.move_time = move_time
+        # A worker whose heartbeat is older than this is stuck in a bot that no signal reaches.
+        self.stuck_after = grace_for(move_time) + 1.0
+        self.workers: list[_Worker] = []
+        self.unexplained_deaths = 0
+
+    def __enter__(self) -> WorkerPool:
+        self.workers = [_Worker(self.ctx, self.play, self.move_time) for _ in range(self.jobs)]
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for worker in self.workers:
+            worker.stop(kill=exc[0] is not None)
+        self.workers = []
+
+    def outcomes(
+        self, items: list[ScheduledGame], chunk: int
+    ) -> Iterator[tuple[ScheduledGame, GameOutcome]]:
+        """Every item's outcome, in the order of ``items``."""
+        queue = deque(_Task(items[i : i + chunk]) for i in range(0, len(items), chunk))
+        results: dict[int, GameOutcome] = {}
+        position = 0
+        while position < len(items):
+            for worker in self.workers:
+                if worker.task is None and queue:
+                    worker.send(queue.popleft())
+            while position < len(items) and items[position].index in results:
+                item = items[position]
+                yield item, results.pop(item.index)
+                position += 1
+            if position >= len(items):
+                break
+            busy = [w for w in self.workers if w.task is not None]
+            ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy], timeout=POLL)
+            now = time.monotonic()
+            for index, worker in enumerate(self.workers):
+                if worker.task is None:
+                    continue
+                if worker.conn in ready:
+                    try:
+                        outcomes = worker.conn.recv()
+                    except (EOFError, OSError):
+                        outcomes = None
+                    if outcomes is not None:
+                        for item, outcome in zip(worker.task.items, outcomes, strict=True):
+                            results[item.index] = outcome
+                        worker.task = None
+                        continue
+                dead = worker.process.sentinel in ready or not worker.process.is_alive()
+                heartbeat = worker.slot[0]
+                stuck = heartbeat > 0 and now - heartbeat > self.stuck_after
+                if dead or stuck:
+                    self.workers[index] = self._replace(worker, queue, results, stuck and not dead)
+
+    def _replace(self, worker: _Worker, queue: deque, results: dict, stuck: bool) -> _Worker:
+        """Handle a dead or stuck worker; return its replacement."""
+        task = worker.task
+        current = int(worker.slot[1])
+        worker.stop(kill=True)
+        culprit = next((item for item in task.items if item.index == current), None)
+        others = [item for item in task.items if item is not culprit]
+        if others:
+            queue.appendleft(
+                _Task(others, {i.index: task.forfeits[i.index] for i in others if i.index in task.forfeits})
+            )
+        if culprit is None:
+            self._unexplained("a worker process died between games")
+        else:
+            results[culprit.index] = self.diagnose(culprit, task.forfeits.get(culprit.index))
+        return _Worker(self.ctx, self.play, self.move_time)
+
+    def _unexplained(self, what: str) -> None:
+        self.unexplained_deaths += 1
+        if self.unexplained_deaths > 3:
+            raise WorkerError(f"{what}, again and again, with no bot to blame; stopping the run")
+
+    def diagnose(self, item: ScheduledGame, forfeits: dict[int, SeatForfeit] | None) -> GameOutcome:
+        """Play one game alone, watching every call into bot code, until it finishes."""
+        forfeits = dict(forfeits or {})
+        limit = self.move_time + grace_for(self.move_time)
+        for _ in range(len(item.seats) + 4):
+            track = self.ctx.RawArray("d", [0.0, -1.0, 0.0])
+            conn, child = self.ctx.Pipe()
+            process = self.ctx.Process(
+                target=_diagnose_main,
+                args=(child, track, self.play, item, forfeits),
+                name="arena-diagnosis",
+            )
+            process.start()
+            child.close()
+            outcome = None
+            verdict = None
+            while outcome is None and verdict is None:
+                ready = wait([conn, process.sentinel], timeout=POLL)
+                if conn in ready:
+                    try:
+                        outcome = conn.recv()
+                        break
+                    except (EOFError, OSError):
+                        pass
+                started = track[0]
+                if process.sentinel in ready or not process.is_alive():
+                    process.join()
+                    verdict = ("crash", _death(process.exitcode), started)
+                elif started > 0 and time.monotonic() - started > limit:
+                    process.kill()
+                    process.join()
+                    verdict = (
+                        "timeout",
+                        f"no answer within {self.move_time:g} s and could not be interrupted; "
+                        "its process was killed",
+                        started,
+                    )
+            process.join(timeout=1.0)
+            conn.close()
+            if outcome is not None:
+                return outcome
+            kind, message, started = verdict
+            if started <= 0:
+                self._unexplained(f"game {item.seed}: a process died outside any bot's code")
+                continue
+            seat, decision = int(track[1]), int(track[2])
+            forfeits[seat] = SeatForfeit(decision, kind, message)
+        raise WorkerError(f"game {item.seed} could not be finished; its processes keep dying")
+
+
+def _death(exitcode: int | None) -> str:
+    if exitcode is not None and exitcode < 0:
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = f"signal {-exitcode}"
+        return f"its process was killed by {name}"
+    return f"its process ended (exit code {exitcode})"
