@@ -16,36 +16,56 @@ from pathlib import Path
 
 from .engine_bench import measure
 from .games import BUILTIN_GAMES
-from .plugins import BotSpec, Registry, load_registry
+from .plugins import Registry, load_registry
+from .ratings import environment_for
 from .store import Store
 from .tournament import GamePlan, Tournament, run_tournament
 
 
-def _random_registry() -> Registry:
-    from .bot import Bot
+BENCH_BOTS = """
+import arena
 
-    class BenchRandom(Bot):
-        def act(self, observation):
-            legal = observation.legal_actions
-            return legal[self.rng.randrange(len(legal))]
 
-    registry = load_registry(bots_dir=Path(tempfile.mkdtemp()), entry_points=False)
+class BenchRandom(arena.Bot):
+    def act(self, observation):
+        legal = observation.legal_actions
+        return legal[self.rng.randrange(len(legal))]
+
+
+@arena.hookimpl
+def arena_register_bots(register):
     for i in range(1, 5):
-        name = f"random-{i}"
-        registry.bots[name] = BotSpec(name, BenchRandom, (), "arena.bench")
-    return registry
+        register(BenchRandom, name=f"random-{i}")
+"""
 
 
-def harness_rate(game_name: str, games: int, jobs: int, records: bool = True, seed: int = 1):
+def _random_registry(folder: Path) -> Registry:
+    """Four seeded random bots, from a real bot file so that they can run in their own processes."""
+    (folder / "bench_random.py").write_text(BENCH_BOTS, encoding="utf-8")
+    return load_registry(bots_dir=folder, entry_points=False)
+
+
+def harness_rate(
+    game_name: str,
+    games: int,
+    jobs: int,
+    records: bool = True,
+    seed: int = 1,
+    isolation: str = "shared",
+) -> tuple[float, float]:
     """(decisions/s, games/s) of one full run of four random bots."""
-    registry = _random_registry()
-    game_class = registry.games[game_name].cls
-    plan = GamePlan(game_name, game_class.default_players, [f"random-{i}" for i in range(1, 5)])
-    from .ratings import environment_for
-
-    plan.environment = environment_for(game_name)
-    tournament = Tournament([plan], games=games, seed=str(seed), records=records)
     with tempfile.TemporaryDirectory() as folder:
+        registry = _random_registry(Path(folder))
+        game_class = registry.games[game_name].cls
+        plan = GamePlan(
+            game_name,
+            game_class.default_players,
+            [f"random-{i}" for i in range(1, 5)],
+            environment=environment_for(game_name),
+        )
+        tournament = Tournament(
+            [plan], games=games, seed=str(seed), records=records, isolation=isolation
+        )
         store = Store(Path(folder) / "bench.db")
         start = time.perf_counter()
         summary = run_tournament(tournament, registry, store, jobs=jobs, resume=False)

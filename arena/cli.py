@@ -103,6 +103,20 @@ def run(
     max_faults: Annotated[
         int | None, typer.Option(help="Faults in one game before a bot forfeits it. [default: 3]")
     ] = None,
+    isolation: Annotated[
+        str | None,
+        typer.Option(
+            help="shared: bots run inside the game workers (fast; your own bots). process: every "
+            "bot in its own process with its own limits (untrusted bots). [default: shared]"
+        ),
+    ] = None,
+    bot_memory: Annotated[
+        int | None, typer.Option(help="MiB of memory per bot process (process isolation). [default: 1024]")
+    ] = None,
+    bot_cpu: Annotated[
+        int | None,
+        typer.Option(help="CPU seconds a bot process may use in all (process isolation). [default: no limit]"),
+    ] = None,
     db: DbPath = None,
     bots_dir: BotsDir = None,
     records: Annotated[
@@ -125,6 +139,7 @@ def run(
     from .store import StoreError
     from .tournament import TournamentError, default_db, default_jobs, run_tournament
     from .tournament_file import TournamentFileError, load_tournament_file
+    from .isolation import IsolationError
     from .workers import WorkerError
 
     if fmt not in FORMATS:
@@ -149,6 +164,15 @@ def run(
         raise fail(f"--jobs must be at least 1, not {n_jobs}")
     if records and tournament_file is not None:
         records = settings.get("records", True)  # --no-records wins over the file
+    mode = pick(isolation, "isolation", "shared")
+    if mode not in ("shared", "process"):
+        raise fail(f"--isolation must be shared or process, not {mode!r}")
+    memory = pick(bot_memory, "bot_memory", 1024)
+    if memory < 64:
+        raise fail(f"--bot-memory must be at least 64 (MiB), not {memory}")
+    cpu = pick(bot_cpu, "bot_cpu", None)
+    if cpu is not None and cpu < 1:
+        raise fail(f"--bot-cpu must be at least 1 second, not {cpu}")
     registry = _registry(bots_dir)
 
     if resume:
@@ -182,19 +206,22 @@ def run(
                     tournament.seed = previous.seed
                     break
 
+    tournament.isolation, tournament.bot_memory, tournament.bot_cpu = mode, memory, cpu
     for plan in tournament.plans:
         typer.echo(
             f"{plan.game}: {tournament.games} games, {plan.players} seats, bots: {', '.join(plan.bots)}",
             err=True,
         )
-    typer.echo(f"seed {tournament.seed}, {n_jobs} job(s), results in {db_path}", err=True)
+    typer.echo(
+        f"seed {tournament.seed}, {n_jobs} job(s), isolation {mode}, results in {db_path}", err=True
+    )
     progress = Progress(enabled=not quiet)
     try:
         with progress:
             summary = run_tournament(
                 tournament, registry, store, jobs=n_jobs, resume=True, progress=progress.update
             )
-    except (StoreError, TournamentError, WorkerError) as exc:
+    except (StoreError, TournamentError, WorkerError, IsolationError) as exc:
         store.close()
         raise fail(str(exc), code=1) from None
     if summary.resumed and summary.games_skipped:

@@ -51,6 +51,8 @@ class BotSpec:
     cls: type
     settings: tuple[tuple[str, Any], ...] = ()
     source: str = ""
+    # How a fresh process loads this bot alone: ("file", path) or ("entry-point", name).
+    origin: tuple[str, str] | None = None
 
     @property
     def games(self) -> frozenset[str] | None:
@@ -146,6 +148,25 @@ def _import_file(path: Path) -> Any:
     return module
 
 
+def load_bot_alone(origin: tuple[str, str], name: str) -> BotSpec:
+    """Load one bot, and nothing else, from where it was found: what a bot's own process does."""
+    kind, where = origin
+    registry = Registry()
+    loader = _Loader(registry)
+    if kind == "file":
+        plugin = _import_file(Path(where))
+    else:
+        matches = [ep for ep in importlib.metadata.entry_points(group="arena") if ep.name == where]
+        if not matches:
+            raise LookupError(f"no entry point {where!r} in the group arena")
+        plugin = matches[0].load()
+    loader.add_plugin(plugin, where, origin)
+    if name not in registry.bots:
+        problems = "; ".join(str(e) for e in registry.errors) or "it does not register it"
+        raise LookupError(f"{where}: no bot {name!r} ({problems})")
+    return registry.bots[name]
+
+
 def _hook_functions(plugin: Any) -> dict[str, Any]:
     found = {}
     for name in dir(plugin):
@@ -165,7 +186,7 @@ class _Loader:
         self.pm = pluggy.PluginManager("arena")
         self.pm.add_hookspecs(hookspecs)
 
-    def add_plugin(self, plugin: Any, source: str) -> None:
+    def add_plugin(self, plugin: Any, source: str, origin: tuple[str, str] | None = None) -> None:
         hooks = _hook_functions(plugin)
         for name in hooks:
             if name not in HOOK_NAMES:
@@ -187,7 +208,9 @@ class _Loader:
             pending: list[tuple[str, Any]] = []
             register = self._bot_register if name == "arena_register_bots" else self._game_register
             try:
-                function(register=lambda *a, **kw: pending.append(register(source, *a, **kw)))
+                function(
+                    register=lambda *a, **kw: pending.append(register(source, origin, *a, **kw))
+                )
             except KeyboardInterrupt:
                 raise
             except BaseException as exc:
@@ -200,7 +223,7 @@ class _Loader:
         _trace(f"{source}: {message}")
         self.registry.errors.append(LoadError(source, message))
 
-    def _bot_register(self, source: str, cls: Any = None, name: str | None = None, **settings):
+    def _bot_register(self, source: str, origin, cls: Any = None, name: str | None = None, **settings):
         if not (inspect.isclass(cls) and issubclass(cls, Bot)):
             raise TypeError(f"register() takes a subclass of arena.Bot, not {cls!r}")
         name = name or getattr(cls, "name", "") or ""
@@ -211,9 +234,9 @@ class _Loader:
         games = getattr(cls, "games", None)
         if games is not None and (isinstance(games, str) or not all(isinstance(g, str) for g in games)):
             raise TypeError(f"bot {name!r}: games must be a set of game names")
-        return ("bot", BotSpec(name, cls, tuple(sorted(settings.items())), source))
+        return ("bot", BotSpec(name, cls, tuple(sorted(settings.items())), source, origin))
 
-    def _game_register(self, source: str, cls: Any = None):
+    def _game_register(self, source: str, origin, cls: Any = None):
         if not (inspect.isclass(cls) and issubclass(cls, Game) and cls.name):
             raise TypeError(f"register() takes a named subclass of arena's Game, not {cls!r}")
         return ("game", GameSpec(cls.name, cls, source))
@@ -264,7 +287,7 @@ def load_registry(
                     raise
                 loader.error(source, f"failed to import: {_one_line(exc)}{_where(exc, source)}")
                 continue
-            loader.add_plugin(module, source)
+            loader.add_plugin(module, source, ("file", str(path.resolve())))
     if entry_points:
         for ep in importlib.metadata.entry_points(group="arena"):
             source = f"entry point {ep.name} ({ep.value})"
@@ -275,5 +298,5 @@ def load_registry(
                     raise
                 loader.error(source, f"failed to import: {_one_line(exc)}")
                 continue
-            loader.add_plugin(plugin, source)
+            loader.add_plugin(plugin, source, ("entry-point", ep.name))
     return registry

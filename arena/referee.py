@@ -314,7 +314,7 @@ def play_game(
             indices.append(index)
         state.apply_legal(index)
 
-    result: GameResult = state.result()
+    result = state.result()
     for seat, bot in enumerate(players):
         if bot is None or forfeited[seat] or getattr(type(bot), "end", None) is None:
             continue
@@ -332,21 +332,140 @@ def play_game(
             seats.faults[seat] += 1
             seats.log.append(Fault(seat, -1, kind, f"in end(): {message}"))
 
+    return _outcome(state, names, seed, seats, decision, clock() - began, indices, times)
+
+
+def _outcome(state, names, seed, seats: _Seats, decisions, seconds, indices, times) -> GameOutcome:
+    result = state.result()
     record = None
     if times is not None:
         record = pack(state, tuple(names), [f.to_json() for f in seats.log], indices, times)
     return GameOutcome(
-        game=game.name,
+        game=state.game.name,
         seed=seed,
         bots=tuple(names),
         scores=tuple(result.scores),
-        ranks=ranks_with_forfeits(result.ranks, forfeited),
+        ranks=ranks_with_forfeits(result.ranks, seats.forfeited),
         engine_ranks=tuple(result.ranks),
         faults=tuple(seats.faults),
-        forfeits=tuple(forfeited),
+        forfeits=tuple(seats.forfeited),
         fault_log=seats.log,
-        decisions=decision,
-        seconds=clock() - began,
+        decisions=decisions,
+        seconds=seconds,
         record=record,
         better=result.better,
     )
+
+
+class Table:
+    """One game under the referee, driven from outside, one decision at a time.
+
+    Process isolation steps many tables at once and sends the bots' decisions to their processes
+    in batches; the rules of refereeing — forfeits, fallbacks, faults, records — are the same as in
+    ``play_game``: ``advance()`` plays forfeited seats and returns the seat whose bot must decide
+    (or ``None`` at the end), ``resolve(index, elapsed)`` or ``fault(kind, message)`` settles it.
+    """
+
+    def __init__(
+        self,
+        game: Game,
+        names: tuple[str, ...],
+        seed: str,
+        move_time: float = 1.0,
+        max_faults: int = 3,
+        keep_record: bool = False,
+        forfeits: dict[int, SeatForfeit] | None = None,
+    ):
+        self.began = time.perf_counter()
+        self.names = tuple(names)
+        self.seed = seed
+        self.move_time = move_time
+        self.state = game.new_state(seed)
+        self.seats = _Seats(game.players, max_faults)
+        self.fallback = _Fallback(f"{seed}/referee")
+        self.times: list[float] | None = [] if keep_record else None
+        self.indices: list[int] = []
+        self.forfeits = dict(forfeits or {})
+        self.decision = 0
+        self.legal: list = []
+        self.player = -1
+        for seat, forfeit in self.forfeits.items():
+            if forfeit.decision == 0:
+                self.seats.fault(seat, 0, forfeit.kind, forfeit.message)
+                self.seats.forfeited[seat] = True
+
+    def info(self, seat: int) -> GameInfo:
+        game = self.state.game
+        return GameInfo(game.name, seat, game.players, game.variant, dict(game.params), self.move_time)
+
+    def advance(self) -> int | None:
+        state = self.state
+        forfeited = self.seats.forfeited
+        while True:
+            player = state.current_player()
+            if player < 0:
+                self.player = -1
+                return None
+            self.decision += 1
+            self.legal = state.legal_actions()
+            forfeit = self.forfeits.get(player)
+            if forfeit is not None and forfeit.decision == self.decision:
+                self.seats.fault(player, self.decision, forfeit.kind, forfeit.message)
+                forfeited[player] = True
+            if not forfeited[player]:
+                self.player = player
+                return player
+            self._apply(self.fallback.choose(len(self.legal)), 0.0)
+
+    def observation(self):
+        return self.state.observation(self.player)
+
+    def resolve(self, index: int, elapsed: float) -> None:
+        """The bot chose ``legal[index]`` in ``elapsed`` seconds (checked here once more)."""
+        if not (isinstance(index, int) and 0 <= index < len(self.legal)):
+            self.fault("illegal", f"answer {index!r} is not a legal action")
+        elif elapsed > self.move_time:
+            self.fault("timeout", f"answered after {elapsed:.3f} s (limit {self.move_time:g} s)")
+        else:
+            self._apply(index, elapsed)
+
+    def fault(self, kind: str, message: str, elapsed: float = 0.0) -> None:
+        self.seats.fault(self.player, self.decision, kind, message)
+        self._apply(self.fallback.choose(len(self.legal)), elapsed)
+
+    def fallback_move(self) -> None:
+        """Play the pending decision of a forfeited seat."""
+        self._apply(self.fallback.choose(len(self.legal)), 0.0)
+
+    def fault_at_start(self, seat: int, kind: str, message: str, forfeit: bool) -> None:
+        self.seats.fault(seat, 0, kind, message)
+        if forfeit:
+            self.seats.forfeited[seat] = True
+
+    def fault_at_end(self, seat: int, kind: str, message: str) -> None:
+        self.seats.faults[seat] += 1
+        self.seats.log.append(Fault(seat, -1, kind, f"in end(): {message}"))
+
+    def _apply(self, index: int, elapsed: float) -> None:
+        if self.times is not None:
+            self.times.append(elapsed)
+            self.indices.append(index)
+        self.state.apply_legal(index)
+
+    def is_forfeited(self, seat: int) -> bool:
+        return self.seats.forfeited[seat]
+
+    def result(self) -> GameResult:
+        return self.state.result()
+
+    def outcome(self) -> GameOutcome:
+        return _outcome(
+            self.state,
+            self.names,
+            self.seed,
+            self.seats,
+            self.decision,
+            time.perf_counter() - self.began,
+            self.indices,
+            self.times,
+        )

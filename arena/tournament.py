@@ -23,6 +23,7 @@ from .ratings import Environment, RatingTable
 from .referee import GameOutcome, play_game
 from .schedule import ScheduledGame, round_robin
 from .store import Store
+from .isolation import IsolatedPlayer
 from .workers import WorkerPool
 
 
@@ -50,6 +51,10 @@ class Tournament:
     move_time: float = 1.0
     max_faults: int = 3
     records: bool = True
+    # How bots run; not part of the identity: it changes how safe a run is, not its results.
+    isolation: str = "shared"  # "shared": inside the game workers; "process": each its own
+    bot_memory: int = 1024  # MiB per bot process (process isolation)
+    bot_cpu: int | None = None  # CPU seconds per bot process over its life (process isolation)
 
     def identity(self) -> dict:
         """What decides the results: two runs with the same identity play the same games."""
@@ -102,16 +107,38 @@ def _play_scheduled(
     )
 
 
+def _play_chunk_isolated(items: list[ScheduledGame], forfeits: dict, slot) -> list[GameOutcome]:
+    ctx = _context
+    player = ctx.get("isolated")
+    if player is None:  # one per worker process, kept for its life
+        player = ctx["isolated"] = IsolatedPlayer(
+            ctx["registry"],
+            ctx["games"],
+            ctx["move_time"],
+            ctx["max_faults"],
+            ctx["records"],
+            ctx["bot_memory"] * 1024 * 1024,
+            ctx["bot_cpu"],
+        )
+    return player.play(items, forfeits)
+
+
 def _outcomes_in_order(
-    schedule: list[ScheduledGame], jobs: int, move_time: float
+    schedule: list[ScheduledGame], jobs: int, tournament: Tournament
 ) -> Iterator[tuple[ScheduledGame, GameOutcome]]:
     """Outcomes in schedule order: in this process when ``jobs`` is 0, else in worker processes."""
+    if tournament.isolation == "process":
+        # Bigger chunks: every round of a chunk is one batch per bot process.
+        chunk = max(1, min(256, len(schedule) // max(1, jobs)))
+        with WorkerPool(max(1, jobs), None, tournament.move_time, _play_chunk_isolated) as pool:
+            yield from pool.outcomes(schedule, chunk)
+        return
     if jobs <= 0:
         for item in schedule:
             yield item, _play_scheduled(item)
         return
     chunk = max(1, min(32, len(schedule) // (jobs * 8)))
-    with WorkerPool(jobs, _play_scheduled, move_time) as pool:
+    with WorkerPool(jobs, _play_scheduled, tournament.move_time) as pool:
         yield from pool.outcomes(schedule, chunk)
 
 
@@ -150,6 +177,8 @@ def run_tournament(
         move_time=tournament.move_time,
         max_faults=tournament.max_faults,
         records=tournament.records,
+        bot_memory=tournament.bot_memory,
+        bot_cpu=tournament.bot_cpu,
     )
 
     began = time.perf_counter()
@@ -189,7 +218,7 @@ def run_tournament(
             if progress:
                 progress(plan.game, count, total)
             try:
-                for item, outcome in _outcomes_in_order(schedule, jobs, tournament.move_time):
+                for item, outcome in _outcomes_in_order(schedule, jobs, tournament):
                     placings = outcome.placings()
                     table.update(placings)
                     batch.append((item.index, item.board, outcome, placings))

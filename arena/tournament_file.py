@@ -42,6 +42,9 @@ TOP_KEYS: dict[str, tuple[type, ...]] = {
     "jobs": (int,),
     "db": (str,),
     "records": (bool,),
+    "isolation": (str,),
+    "bot_memory": (int,),
+    "bot_cpu": (int,),
     "bots": (list,),
     "game": (dict,),
 }

@@ -32,6 +32,7 @@ from .schedule import ScheduledGame
 from .watchdog import get_watchdog, grace_for
 
 PlayFunction = Callable[[ScheduledGame, dict | None, object], GameOutcome]
+ChunkFunction = Callable[[list[ScheduledGame], dict, object], list[GameOutcome]]
 
 NO_GAME = -1.0
 POLL = 0.1
@@ -57,7 +58,21 @@ def _quiet_child() -> None:
     sys.stdout = sys.stderr
 
 
-def _worker_main(conn, slot, play: PlayFunction, move_time: float) -> None:
+def play_each(play: PlayFunction) -> ChunkFunction:
+    """A chunk player that plays the games one after the other, marking each in ``slot``."""
+
+    def play_chunk(items, forfeits, slot):
+        outcomes = []
+        for item in items:
+            slot[1] = item.index
+            outcomes.append(play(item, forfeits.get(item.index), None))
+        slot[1] = NO_GAME
+        return outcomes
+
+    return play_chunk
+
+
+def _worker_main(conn, slot, play_chunk: ChunkFunction, move_time: float) -> None:
     _quiet_child()
     watchdog = get_watchdog(move_time)
     watchdog.heartbeat = slot
@@ -69,11 +84,7 @@ def _worker_main(conn, slot, play: PlayFunction, move_time: float) -> None:
             return
         if task is None:
             return
-        outcomes = []
-        for item in task.items:
-            slot[1] = item.index
-            outcomes.append(play(item, task.forfeits.get(item.index), None))
-        slot[1] = NO_GAME
+        outcomes = play_chunk(task.items, task.forfeits, slot)
         try:
             conn.send(outcomes)
         except (BrokenPipeError, OSError):
@@ -103,11 +114,11 @@ def _diagnose_main(conn, track, play: PlayFunction, item, forfeits) -> None:
 
 
 class _Worker:
-    def __init__(self, ctx, play: PlayFunction, move_time: float):
+    def __init__(self, ctx, play_chunk: ChunkFunction, move_time: float):
         self.slot = ctx.RawArray("d", [0.0, NO_GAME])
         self.conn, child = ctx.Pipe()
         self.process = ctx.Process(
-            target=_worker_main, args=(child, self.slot, play, move_time), name="arena-worker"
+            target=_worker_main, args=(child, self.slot, play_chunk, move_time), name="arena-worker"
         )
         self.process.start()
         child.close()
@@ -133,12 +144,22 @@ class _Worker:
 
 
 class WorkerPool:
-    """``jobs`` forked workers playing scheduled games with ``play(item, forfeits, tracker)``."""
+    """``jobs`` forked workers playing chunks of scheduled games with ``play_chunk``.
 
-    def __init__(self, jobs: int, play: PlayFunction, move_time: float):
+    ``play(item, forfeits, tracker)`` plays one game in this process: the diagnosis uses it.
+    """
+
+    def __init__(
+        self,
+        jobs: int,
+        play: PlayFunction | None,
+        move_time: float,
+        play_chunk: ChunkFunction | None = None,
+    ):
         self.ctx = multiprocessing.get_context("fork")
         self.jobs = max(1, jobs)
         self.play = play
+        self.play_chunk = play_chunk or play_each(play)
         self.move_time = move_time
         # A worker whose heartbeat is older than this is stuck in a bot that no signal reaches.
         self.stuck_after = grace_for(move_time) + 1.0
@@ -146,7 +167,7 @@ class WorkerPool:
         self.unexplained_deaths = 0
 
     def __enter__(self) -> WorkerPool:
-        self.workers = [_Worker(self.ctx, self.play, self.move_time) for _ in range(self.jobs)]
+        self.workers = [_Worker(self.ctx, self.play_chunk, self.move_time) for _ in range(self.jobs)]
         return self
 
     def __exit__(self, *exc) -> None:
@@ -199,6 +220,8 @@ class WorkerPool:
         current = int(worker.slot[1])
         worker.stop(kill=True)
         culprit = next((item for item in task.items if item.index == current), None)
+        if self.play is None:  # bots live in processes of their own: the worker itself failed
+            culprit = None
         others = [item for item in task.items if item is not culprit]
         if others:
             queue.appendleft(
@@ -208,7 +231,7 @@ class WorkerPool:
             self._unexplained("a worker process died between games")
         else:
             results[culprit.index] = self.diagnose(culprit, task.forfeits.get(culprit.index))
-        return _Worker(self.ctx, self.play, self.move_time)
+        return _Worker(self.ctx, self.play_chunk, self.move_time)
 
     def _unexplained(self, what: str) -> None:
         self.unexplained_deaths += 1

@@ -20,7 +20,8 @@ Speed: every hand is kept as a sorted list, so the 26 sub-sets of up to three ca
 sorted tuples directly (singles and pairs from shared tables, triples built); the list is built
 once per decision and cached, and de-duplicated only when a two-pack hand holds equal cards.
 ``apply_action`` repeats ``State.apply_action``'s checks inline (same errors, same messages).
-``clone`` copies lists, never deep-copies.
+``clone`` copies lists, never deep-copies. Observations share the public tuples that change only at
+a showdown (chips, active, the last showdown) or a redraw (shown) instead of copying them each time.
 """
 
 from __future__ import annotations
@@ -217,6 +218,10 @@ class HowLowState(State):
         "_free",
         "_dups",
         "_whalen",
+        "_name",
+        "_chips_t",
+        "_active_t",
+        "_shown_t",
     )
 
     def __init__(self, game: HowLowCanYouGo, chance: Chance):
@@ -225,11 +230,14 @@ class HowLowState(State):
         self.history = []
         self._dups = game.packs > 1
         self._whalen = game.variant == "whalen"
+        self._name = game.name
         n = game.players
         params = game.params
         self.chips = [params["starting_chips"] - params["buy_in"]] * n  # HL-3
         self.bank = params["buy_in"] * n
         self.active = [True] * n
+        self._chips_t = tuple(self.chips)  # what observations show: changed at showdowns only
+        self._active_t = tuple(self.active)
         self.out_deal = [0] * n  # the deal a player was eliminated in; 0 while still in
         self.deal = 0
         self._sd = None
@@ -265,6 +273,7 @@ class HowLowState(State):
         self.pile = []
         self.discards = []
         self.shown = []
+        self._shown_t = ()
         self.redrawn = [False] * n
         self.restocks = 0
         self.round = 1
@@ -367,6 +376,15 @@ class HowLowState(State):
         self.history.append((player, action))
         self._apply(action)
 
+    def apply_legal(self, index: int) -> None:
+        """Play ``legal_actions()[index]`` (``State.apply_legal`` without its repeated calls)."""
+        legal = self._legal
+        if legal is None:
+            legal = self.legal_actions()
+        action = legal[index]
+        self.history.append((self._cur, action))
+        self._apply(action)
+
     def _apply(self, action: Any) -> None:
         self._legal = None
         seat = self._cur
@@ -408,6 +426,7 @@ class HowLowState(State):
         hand = self.hands[seat]
         shown = tuple(hand)
         self.shown.append((seat, shown))
+        self._shown_t = tuple(self.shown)
         self.redrawn[seat] = True
         stock = self.stock
         hand[:] = stock[-HAND_SIZE:]
@@ -471,8 +490,11 @@ class HowLowState(State):
                     active[seat] = False
                     self.out_deal[seat] = self.deal
         self._sd = (self.deal, self.dealer, hands, tuple(totals), tuple(change), eliminated)
+        self._sd_view = None
         self._legal = None
         active = self.active
+        self._chips_t = tuple(chips)
+        self._active_t = tuple(active)
         if self.deal >= game.params["max_deals"] or active.count(True) <= 1:  # HL-16
             self._cur = TERMINAL
             return
@@ -487,40 +509,51 @@ class HowLowState(State):
     @property
     def last_showdown(self) -> Showdown | None:
         """The latest showdown (public, HL-18), or None before the first one."""
-        raw = self._sd
-        if raw is None:
-            return None
-        view = self._sd_view
-        if view is not None and view[0] is raw:  # built once per showdown: it never changes
-            return view[1]
-        deal, dealer, hands, totals, change, eliminated = raw
-        showdown = Showdown(
-            deal, dealer, tuple(tuple(h) if h else None for h in hands), totals, change, eliminated
-        )
-        self._sd_view = (raw, showdown)
+        showdown = self._sd_view
+        if showdown is None:
+            raw = self._sd
+            if raw is None:
+                return None
+            # Built once per showdown (when first asked for): it never changes.
+            deal, dealer, hands, totals, change, eliminated = raw
+            showdown = self._sd_view = Showdown(
+                deal,
+                dealer,
+                tuple([tuple(h) if h else None for h in hands]),
+                totals,
+                change,
+                eliminated,
+            )
         return showdown
 
     def observation(self, seat: int) -> HowLowObservation:
-        n = self.game.players
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
-            raise GameError(f"{self.game.name}: no seat {seat!r} at a table of {n}")
-        obs = HowLowObservation.__new__(HowLowObservation)
-        obs.game = self.game.name
+        chips = self._chips_t
+        if type(seat) is not int or not 0 <= seat < len(chips):  # (the fast test: a plain int)
+            n = self.game.players
+            if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
+                raise GameError(f"{self._name}: no seat {seat!r} at a table of {n}")
+        obs = _new_observation(HowLowObservation)
+        obs.game = self._name
         obs.seat = seat
-        obs.legal_actions = list(self.legal_actions()) if seat == self._cur else []
+        if seat == self._cur:
+            legal = self._legal
+            obs.legal_actions = legal[:] if legal is not None else self.legal_actions()[:]
+        else:
+            obs.legal_actions = []
         obs.hand = tuple(self.hands[seat])
         obs.dealer = self.dealer
         obs.order = self.order
-        obs.chips = tuple(self.chips)
-        obs.active = tuple(self.active)
+        obs.chips = chips
+        obs.active = self._active_t
         obs.bank = self.bank
         obs.deal = self.deal
         obs.round = self.round
         obs.stock_size = len(self.stock)
         obs.discard_size = len(self.pile)
         obs.discards = tuple(self.discards)
-        obs.shown = tuple(self.shown)
-        obs.last_showdown = self.last_showdown
+        obs.shown = self._shown_t
+        showdown = self._sd_view
+        obs.last_showdown = showdown if showdown is not None else self.last_showdown
         return obs
 
     def result(self) -> GameResult:
@@ -564,11 +597,18 @@ class HowLowState(State):
         other._free = self._free
         other._dups = self._dups
         other._whalen = self._whalen
+        other._name = self._name
+        other._chips_t = self._chips_t  # tuples: sharing them is safe
+        other._active_t = self._active_t
+        other._shown_t = self._shown_t
         return other
 
     def __repr__(self) -> str:
         where = "over" if self._cur == TERMINAL else f"round {self.round}, seat {self._cur} to act"
         return f"HowLowState(deal {self.deal}, {where}, chips {self.chips}, bank {self.bank})"
+
+
+_new_observation = object.__new__
 
 
 def _as_card_tuple(action: Any) -> tuple | None:
@@ -665,8 +705,11 @@ class HowLowCanYouGo(Game):
         state.history = []
         state._dups = self.packs > 1
         state._whalen = self.variant == "whalen"
+        state._name = self.name
         state.chips = list(obs.chips)
         state.active = list(obs.active)
+        state._chips_t = tuple(state.chips)
+        state._active_t = tuple(state.active)
         state.out_deal = [
             0 if a else (showdown.deal if showdown and s in showdown.eliminated else 0)
             for s, a in enumerate(obs.active)
@@ -678,6 +721,7 @@ class HowLowCanYouGo(Game):
         state.round = obs.round
         state.discards = list(obs.discards)
         state.shown = list(obs.shown)
+        state._shown_t = tuple(state.shown)
         state.redrawn = [False] * n
         for s, count in obs.discards:
             if count == HAND_SIZE:

@@ -9,6 +9,12 @@ times.
 Seats are numbered clockwise: the player on seat ``s``'s left is ``s + 1`` (mod 4). A deal's
 whole deck order comes from ``chance.shuffled(f"deal-{n}", pack)`` and is dealt as TD-5 says
 (see ``TwentyDownState._start_deal``), so a record lets anyone re-deal every hand.
+
+Observations are made once per decision by the referee, so they are cheap too: the public tuples
+that change at most once a trick (points, exchanged, tricks, tricks won, playing) are built on the
+first observation after a change and shared by the observations until the next one (``_pub``,
+reset by every action that changes them); ``apply_action`` and ``apply_legal`` are written out
+with ``State``'s checks, errors and messages.
 """
 
 from __future__ import annotations
@@ -18,14 +24,17 @@ from itertools import combinations
 from math import comb
 from typing import Any, ClassVar, NamedTuple
 
-from ..cards import ASCII_NAMES, DIAMONDS, HEARTS, SUITS, Card, piquet_pack
+from ..cards import ASCII_NAMES, CARDS, DIAMONDS, HEARTS, SUITS, Card, piquet_pack
 from .base import (
     TERMINAL,
     Chance,
     Game,
     GameError,
+    GameOverError,
     GameResult,
+    IllegalActionError,
     InvalidParametersError,
+    NotYourTurnError,
     Observation,
     State,
     competition_ranks,
@@ -101,10 +110,33 @@ class TwentyDownObservation(Observation):
         return plain
 
 
+_new_observation = object.__new__
+
+
+# Shared read-only 1- and 2-card tuples for the exchange options (``_PAIR[a][b]`` is ``(a, b)``).
+_SINGLE: tuple[tuple[Card], ...] = tuple((c,) for c in CARDS)
+_PAIR: tuple[tuple[tuple[Card, Card], ...], ...] = tuple(
+    tuple((a, b) for b in CARDS) for a in CARDS
+)
+
+
 def _exchange_options(hand: list[Card]) -> list[tuple[Card, ...]]:
     """Every set of 0-3 cards of a sorted hand, each once, as sorted tuples (TD-7, TD-19):
     standing first, then by size, each size in ``combinations`` order."""
-    return [(), *combinations(hand, 1), *combinations(hand, 2), *combinations(hand, 3)]
+    if len(hand) != 5:
+        return [(), *combinations(hand, 1), *combinations(hand, 2), *combinations(hand, 3)]
+    # Always the case in play: the 26 sets written out, singles and pairs from shared tables.
+    a, b, c, d, e = hand
+    single = _SINGLE
+    pa = _PAIR[a]
+    pb = _PAIR[b]
+    pc = _PAIR[c]
+    return [
+        (), single[a], single[b], single[c], single[d], single[e],
+        pa[b], pa[c], pa[d], pa[e], pb[c], pb[d], pb[e], pc[d], pc[e], _PAIR[d][e],
+        (a, b, c), (a, b, d), (a, b, e), (a, c, d), (a, c, e), (a, d, e),
+        (b, c, d), (b, c, e), (b, d, e), (c, d, e),
+    ]  # fmt: skip
 
 
 class TwentyDownState(State):
@@ -143,12 +175,18 @@ class TwentyDownState(State):
         "_best_seat",
         "_next",
         "_trick_size",
+        "_name",
+        "_brostedt",
+        "_pub",
     )
 
     def __init__(self, game: TwentyDown, chance: Chance):
         self.game = game
         self.chance = chance
         self.history = []
+        self._name = game.name
+        self._brostedt = game.variant == "brostedt"
+        self._pub = None
         self.points = [game.params["start_points"]] * 4
         self.dealer = chance.randrange("dealer", 4)  # TD-4
         self.deal = 0
@@ -173,24 +211,31 @@ class TwentyDownState(State):
         return GameResult(scores=points, ranks=competition_ranks(points), better="lower")
 
     def observation(self, seat: int) -> TwentyDownObservation:
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < 4:
-            raise GameError(f"{self.game.name}: there is no seat {seat!r} (seats are 0-3)")
-        obs = TwentyDownObservation.__new__(TwentyDownObservation)
-        obs.game = self.game.name
+        if type(seat) is not int or not 0 <= seat < 4:  # (the fast test first: a plain int)
+            if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < 4:
+                raise GameError(f"{self._name}: there is no seat {seat!r} (seats are 0-3)")
+        pub = self._pub
+        if pub is None:
+            # The public tuples change at most once a trick: built once, shared until then.
+            pub = self._pub = (
+                tuple(self.points),
+                tuple(self.exchanged),
+                tuple(self.tricks),
+                tuple(self.tricks_won),
+                tuple(self.playing) if self._brostedt else None,
+            )
+        obs = _new_observation(TwentyDownObservation)
+        obs.game = self._name
         obs.seat = seat
-        obs.legal_actions = list(self._legal) if seat == self._player else []
+        obs.legal_actions = self._legal[:] if seat == self._player else []
         obs.hand = tuple(self.hands[seat])
         obs.dealer = self.dealer
         obs.forehand = self.forehand
         obs.trump = self.trump
         obs.deal = self.deal
-        obs.points = tuple(self.points)
         obs.phase = PHASE_NAMES[self.phase]
-        obs.exchanged = tuple(self.exchanged)
-        obs.tricks = tuple(self.tricks)
         obs.current_trick = tuple(self.trick)
-        obs.tricks_won = tuple(self.tricks_won)
-        obs.playing = tuple(self.playing) if self.game.variant == "brostedt" else None
+        obs.points, obs.exchanged, obs.tricks, obs.tricks_won, obs.playing = pub
         return obs
 
     def clone(self) -> TwentyDownState:
@@ -221,6 +266,9 @@ class TwentyDownState(State):
         other._best_seat = self._best_seat
         other._next = self._next
         other._trick_size = self._trick_size
+        other._name = self._name
+        other._brostedt = self._brostedt
+        other._pub = self._pub  # tuples: sharing them is safe
         return other
 
     def __repr__(self) -> str:
@@ -230,6 +278,31 @@ class TwentyDownState(State):
         )
 
     # --- applying actions -------------------------------------------------------------------
+
+    def apply_action(self, action: Any, seat: int | None = None) -> None:
+        """``State.apply_action`` with the same checks, errors and messages, written out because
+        it is the hot path of search bots."""
+        player = self._player
+        if player == TERMINAL:
+            raise GameOverError(f"{self._name}: the game is over; no more actions")
+        if seat is not None and seat != player:
+            raise NotYourTurnError(f"{self._name}: it is seat {player}'s turn, not seat {seat}'s")
+        legal = self._legal
+        try:
+            index = legal.index(action)
+        except (ValueError, TypeError):
+            raise IllegalActionError(
+                f"{self._name}: {action!r} is not a legal action for seat {player}"
+            ) from None
+        action = legal[index]
+        self.history.append((player, action))
+        self._apply(action)
+
+    def apply_legal(self, index: int) -> None:
+        """Play ``legal_actions()[index]`` (``State.apply_legal`` without its repeated calls)."""
+        action = self._legal[index]
+        self.history.append((self._player, action))
+        self._apply(action)
 
     def _apply(self, action: Any) -> None:
         if self.phase == PLAY:
@@ -272,18 +345,21 @@ class TwentyDownState(State):
             self.tricks.append(_new_tuple(Trick, (self.leader, tuple(trick), winner)))
             self.tricks_won[winner] += 1
             self.trick = []
+            self._pub = None
             if len(self.tricks) == 5:
                 self._score_deal()
                 return
             self.leader = winner
             self._player = winner
             self._legal = self.hands[winner][:]
-        elif self.phase == EXCHANGE:
-            self._exchange(action)
-        elif self.phase == DECIDE:
-            self._decide(action)
-        else:  # TRUMP
-            self._set_trump(action)
+        else:
+            self._pub = None  # every other decision changes a public tuple (or the phase)
+            if self.phase == EXCHANGE:
+                self._exchange(action)
+            elif self.phase == DECIDE:
+                self._decide(action)
+            else:  # TRUMP
+                self._set_trump(action)
 
     def _start_deal(self) -> None:
         """Deal from the deck order of chance event ``deal-n`` (TD-5).
@@ -295,6 +371,7 @@ class TwentyDownState(State):
         at once.
         """
         self.deal += 1
+        self._pub = None
         order = self.chance.shuffled(f"deal-{self.deal}", PACK)
         fh = self.forehand = _NEXT_SEAT[self.dealer]
         hands: list[list[Card]] = [[], [], [], []]
@@ -303,7 +380,7 @@ class TwentyDownState(State):
         self.hands = hands
         self.discards = []
         self.exchanged = [None, None, None, None]
-        self.playing = [None] * 4 if self.game.variant == "brostedt" else [True] * 4
+        self.playing = [None] * 4 if self._brostedt else [True] * 4
         self.tricks = []
         self.trick = []
         self.tricks_won = [0, 0, 0, 0]
@@ -357,7 +434,7 @@ class TwentyDownState(State):
         if p != self.forehand:
             self._player = p
             self._legal = _exchange_options(self.hands[p])
-        elif self.game.variant == "brostedt" and self._trump != DIAMONDS:
+        elif self._brostedt and self._trump != DIAMONDS:
             self.phase = DECIDE
             self.playing[p] = True  # forehand must stay: not asked
             self._player = _NEXT_SEAT[p]
@@ -403,7 +480,7 @@ class TwentyDownState(State):
         mult = 2 if self._trump == HEARTS else 1  # TD-14
         points = self.points
         playing = self.playing
-        if playing.count(True) == 1 and self.game.variant == "brostedt":
+        if playing.count(True) == 1 and self._brostedt:
             points[self.forehand] -= 5 * mult  # brostedt: all but forehand dropped
         else:
             for p, t in enumerate(self.tricks_won):
@@ -428,6 +505,9 @@ class TwentyDownState(State):
 
     def _resume(self) -> None:
         """Set the player to act, the legal actions and the trick bookkeeping from the fields."""
+        self._name = self.game.name
+        self._brostedt = self.game.variant == "brostedt"
+        self._pub = None
         phase = self.phase
         fh = self.forehand
         self._trump = -1 if self.trump is None else int(self.trump)

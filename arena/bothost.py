@@ -1,0 +1,189 @@
+"""A bot's own process (``--isolation process``): one bot, its objects, and nothing else.
+
+Started by a game worker as a fresh interpreter (``python -m arena.bothost``), it imports only the
+bot's own file (or entry point), limits its own memory, and serves batches of commands:
+
+- ``("new", id, seed, info)``: create a bot object for one seat of one game and call ``start``;
+- ``("act", id, observation)``: one decision;
+- ``("end", id, result)``: call ``end`` and forget the object; ``("drop", id)``: just forget it.
+
+Every command is answered with ``[status, value, seconds]``: ``"ok"`` with the index of the chosen
+legal action (for ``act``), or a fault kind (``exception``, ``illegal``, ``timeout``, ``memory``)
+with a one-line message; the answers to a batch go back as one JSON line, in one write. Before
+each command the host counts it in a small shared page, so that if the process dies or hangs,
+the worker knows which decision did it. The answer is an
+index checked against a copy of the legal actions taken before the bot saw them, and JSON is the
+only thing the worker reads from this process: nothing a bot does here can reach the game.
+Nothing of the game state, the other bots or the database exists in this process.
+"""
+
+from __future__ import annotations
+
+import json
+import mmap
+import os
+import pickle
+import resource
+import sys
+import time
+
+from .plugins import load_bot_alone
+from .referee import _describe, _safe_repr
+from .watchdog import INF, MoveTimeout, get_watchdog
+
+CONFIG_ENV = "ARENA_BOTHOST"
+
+
+def _read_exact(fd: int, n: int) -> bytes | None:
+    chunks = []
+    while n:
+        chunk = os.read(fd, n)
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        n -= len(chunk)
+    return b"".join(chunks)
+
+
+def _fault_kind(exc: BaseException) -> str:
+    return "memory" if isinstance(exc, MemoryError) else "exception"
+
+
+class Host:
+    def __init__(self, config: dict):
+        self.move_time = float(config["move_time"])
+        self.reply_fd = int(config["reply_fd"])
+        self.spec = load_bot_alone(tuple(config["origin"]), config["bot"])
+        self.bots: dict = {}
+        self.replies: list[str] = []
+        self.started = 0  # commands begun, over the life of the process
+        self.watchdog = get_watchdog(self.move_time)
+        self.progress = mmap.mmap(int(config["progress_fd"]), 8)
+
+    def reply(self, status: str, value, seconds: float) -> None:
+        self.replies.append(json.dumps([status, value, round(seconds, 6)], separators=(",", ":")))
+
+    def flush(self) -> None:
+        data = ("[" + ",".join(self.replies) + "]\n").encode()
+        self.replies = []
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self.reply_fd, view) :]
+
+    def timed(self, function, *args):
+        """Run bot code under the time limit -> (status, value, seconds)."""
+        watchdog = self.watchdog
+        clock = time.perf_counter
+        start = clock()
+        watchdog.deadline = start + self.move_time
+        try:
+            value = function(*args)
+            watchdog.deadline = INF
+        except MoveTimeout:
+            watchdog.deadline = INF
+            return "timeout", f"no answer within {self.move_time:g} s", clock() - start
+        except BaseException as exc:  # SystemExit and KeyboardInterrupt from a bot are faults
+            watchdog.deadline = INF
+            return _fault_kind(exc), _describe(exc), clock() - start
+        return "ok", value, clock() - start
+
+    def act(self, bot, observation) -> tuple[str, object, float]:
+        legal = list(observation.legal_actions)  # the bot may change the one it is given
+        watchdog = self.watchdog
+        clock = time.perf_counter
+        answer = legal  # a sentinel: no answer yet
+        start = clock()
+        watchdog.deadline = start + self.move_time
+        try:
+            answer = bot.act(observation)
+            index = legal.index(answer)
+            watchdog.deadline = INF
+        except MoveTimeout:
+            watchdog.deadline = INF
+            return "timeout", f"no answer within {self.move_time:g} s", clock() - start
+        except ValueError as exc:
+            watchdog.deadline = INF
+            if answer is legal:
+                return "exception", _describe(exc), clock() - start
+            return "illegal", f"{_safe_repr(answer)} is not a legal action", clock() - start
+        except BaseException as exc:
+            watchdog.deadline = INF
+            return _fault_kind(exc), _describe(exc), clock() - start
+        seconds = clock() - start
+        if seconds > self.move_time:
+            return "timeout", f"answered after {seconds:.3f} s (limit {self.move_time:g} s)", seconds
+        return "ok", index, seconds
+
+    def serve(self, command_fd: int) -> None:
+        while True:
+            header = _read_exact(command_fd, 4)
+            if header is None:
+                return
+            batch = pickle.loads(_read_exact(command_fd, int.from_bytes(header, "little")) or b"")
+            progress = self.progress
+            for command in batch:
+                self.started += 1
+                progress[0:8] = self.started.to_bytes(8, "little")
+                op = command[0]
+                if op == "act":
+                    bot = self.bots.get(command[1])
+                    if bot is None:
+                        self.reply("gone", "the bot object no longer exists", 0.0)
+                        continue
+                    self.reply(*self.act(bot, command[2]))
+                    self.watchdog.reinstall()
+                elif op == "new":
+                    _, key, seed, info = command
+                    status, bot, seconds = self.timed(self.spec.create)
+                    if status != "ok":
+                        self.reply(status, f"could not be created: {bot}", seconds)
+                        continue
+                    bot._arena_seed = seed
+                    self.bots[key] = bot
+                    if getattr(type(bot), "start", None) is not None:
+                        status, value, more = self.timed(bot.start, info)
+                        if status != "ok":
+                            self.reply(status, f"in start(): {value}", seconds + more)
+                            continue
+                    self.reply("ok", None, seconds)
+                elif op == "end":
+                    bot = self.bots.pop(command[1], None)
+                    if bot is None or getattr(type(bot), "end", None) is None:
+                        self.reply("ok", None, 0.0)
+                        continue
+                    status, value, seconds = self.timed(bot.end, command[2])
+                    self.reply(status, None if status == "ok" else value, seconds)
+                elif op == "drop":
+                    self.bots.pop(command[1], None)
+                    self.reply("ok", None, 0.0)
+            if self.replies:
+                self.flush()
+
+
+def _limit_memory(limit: int) -> None:
+    if limit > 0:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def main() -> None:
+    config = json.loads(os.environ.pop(CONFIG_ENV))
+    command_fd = int(config["command_fd"])
+    # The bot's prints must not reach the reply pipe, nor the run's own output.
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    if config.get("cpu"):
+        seconds = int(config["cpu"])
+        resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
+    try:
+        host = Host(config)
+    except BaseException as exc:
+        os.write(int(config["reply_fd"]), (json.dumps(["broken", _describe(exc), 0]) + "\n").encode())
+        return
+    _limit_memory(int(config.get("memory", 0)))
+    host.reply("ready", None, 0.0)
+    host.flush()
+    host.serve(command_fd)
+
+
+if __name__ == "__main__":
+    main()

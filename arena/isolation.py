@@ -1,0 +1,391 @@
+"""``--isolation process``: every bot in its own process, decisions sent in batches.
+
+A game worker steps many games at once (a chunk of the schedule), like a vectorised RL
+environment: each round it advances every game to its next bot decision, groups the decisions by
+bot, sends each bot process its batch in one message, and applies the answers as they come back.
+A pipe round trip costs about 60 µs here; batching pays it once per round instead of once per
+decision. Every single decision is still timed and limited (in the bot process, and here by the
+gap between two answers), and every answer is an index into the legal actions, checked by the
+referee (``referee.Table``).
+
+A bot process that dies, breaks its memory limit or stops answering is killed and replaced. The
+game whose decision it was on is replayed with that seat forfeited from that decision (a
+``crash``, ``memory`` or ``timeout`` fault); other games that had a bot object in that process are
+replayed from their start. Games are deterministic, so the outcome does not depend on when or
+where it happened.
+"""
+
+from __future__ import annotations
+
+import json
+import mmap
+import os
+import pickle
+import select
+import subprocess
+import sys
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import arena
+
+from .bothost import CONFIG_ENV
+from .plugins import BotSpec, Registry
+from .referee import GameOutcome, SeatForfeit, Table
+from .schedule import ScheduledGame
+from .watchdog import grace_for
+
+STARTUP_SECONDS = 30.0
+
+
+class IsolationError(Exception):
+    """A bot cannot run in its own process at all (e.g. it was not loaded from a file)."""
+
+
+class BotProcess:
+    """The worker's handle on one bot's process."""
+
+    def __init__(self, spec: BotSpec, move_time: float, memory: int, cpu: int | None):
+        if spec.origin is None:
+            raise IsolationError(
+                f"bot {spec.name!r} ({spec.source}) was not loaded from a file or an entry point, "
+                "so it cannot run in its own process"
+            )
+        self.name = spec.name
+        command_read, self.command_fd = os.pipe()
+        self.reply_fd, reply_write = os.pipe()
+        progress_fd = os.memfd_create("arena-bot-progress")
+        os.ftruncate(progress_fd, 8)
+        self.progress = mmap.mmap(progress_fd, 8)
+        config = {
+            "origin": list(spec.origin),
+            "bot": spec.name,
+            "move_time": move_time,
+            "memory": memory,
+            "cpu": cpu,
+            "command_fd": command_read,
+            "reply_fd": reply_write,
+            "progress_fd": progress_fd,
+        }
+        env = dict(os.environ)
+        env[CONFIG_ENV] = json.dumps(config)
+        package_root = str(Path(arena.__file__).resolve().parent.parent)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "arena.bothost"],
+            pass_fds=(command_read, reply_write, progress_fd),
+            env=env,
+            stdin=subprocess.DEVNULL,
+        )
+        os.close(command_read)
+        os.close(reply_write)
+        os.close(progress_fd)
+        os.set_blocking(self.command_fd, False)
+        self.buffer = b""
+        self.expected: deque = deque()  # (run, op, seat, attempt) of each command not answered
+        self.sent = 0
+        self.answered = 0
+        self.last_progress = time.monotonic()
+        self.last_seen = 0
+        first = self.read_answers(time.monotonic() + STARTUP_SECONDS)
+        self.answered = 0
+        if not first or first[0][0] != "ready":
+            detail = first[0][1] if first else "it did not start"
+            self.kill()
+            raise IsolationError(f"bot {spec.name!r} cannot start in its own process: {detail}")
+
+    def send(self, commands: list, deadline: float) -> bool:
+        """Write one batch; False if the process does not take it in time."""
+        data = pickle.dumps(commands, protocol=pickle.HIGHEST_PROTOCOL)
+        data = len(data).to_bytes(4, "little") + data
+        view = memoryview(data)
+        while view:
+            try:
+                written = os.write(self.command_fd, view)
+                view = view[written:]
+            except BlockingIOError:
+                wait = deadline - time.monotonic()
+                if wait <= 0:
+                    return False
+                select.select([], [self.command_fd], [], wait)
+            except OSError:
+                return False
+        return True
+
+    def read_answers(self, deadline: float) -> list | None:
+        """The answers in so far, waiting until ``deadline`` for some; None if the process is gone."""
+        answers: list = []
+        while True:
+            if b"\n" in self.buffer:
+                lines, _, self.buffer = self.buffer.rpartition(b"\n")
+                try:
+                    for line in lines.split(b"\n"):
+                        answers.extend(json.loads(line))
+                except ValueError:
+                    return None
+                self.answered += len(answers)
+                return answers
+            wait = deadline - time.monotonic()
+            if wait <= 0:
+                return answers
+            ready, _, _ = select.select([self.reply_fd], [], [], wait)
+            if not ready:
+                return answers
+            try:
+                chunk = os.read(self.reply_fd, 1 << 16)
+            except OSError:
+                return None
+            if not chunk:
+                return None
+            self.buffer += chunk
+
+    def started(self) -> int:
+        """How many commands the bot process has begun, over its life."""
+        return int.from_bytes(self.progress[0:8], "little")
+
+    def death(self) -> str:
+        code = self.process.poll()
+        if code is None:
+            return "it stopped answering"
+        if code < 0:
+            import signal
+
+            try:
+                return f"its process was killed by {signal.Signals(-code).name}"
+            except ValueError:
+                return f"its process was killed by signal {-code}"
+        return f"its process ended (exit code {code})"
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        for fd in (self.command_fd, self.reply_fd):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self.progress.close()
+
+
+@dataclass(eq=False)
+class _Run:
+    """One scheduled game being played (perhaps again, after a bot process died)."""
+
+    item: ScheduledGame
+    forfeits: dict[int, SeatForfeit]
+    attempt: int = 0
+    table: Table | None = None
+    created: set = field(default_factory=set)
+    phase: str = "play"  # play, end, done
+    waiting: int = 0
+    outcome: GameOutcome | None = None
+
+
+class IsolatedPlayer:
+    """Plays chunks of games in one worker with each bot in its own process."""
+
+    def __init__(
+        self,
+        registry: Registry,
+        games: dict,
+        move_time: float,
+        max_faults: int,
+        records: bool,
+        memory: int,
+        cpu: int | None = None,
+    ):
+        self.registry = registry
+        self.games = games
+        self.move_time = move_time
+        self.max_faults = max_faults
+        self.records = records
+        self.memory = memory
+        self.cpu = cpu
+        self.limit = move_time + grace_for(move_time)
+        self.processes: dict[str, BotProcess] = {}
+
+    def close(self) -> None:
+        for process in self.processes.values():
+            process.kill()
+        self.processes.clear()
+
+    def _process(self, name: str, runs: list[_Run]) -> BotProcess:
+        process = self.processes.get(name)
+        if process is not None and process.process.poll() is not None:
+            # Died while we were busy elsewhere: blame what it was on, if anything.
+            self._failed(name, process, "crash", runs)
+            process = None
+        if process is None:
+            process = self.processes[name] = BotProcess(
+                self.registry.bots[name], self.move_time, self.memory, self.cpu
+            )
+        return process
+
+    def _start(self, run: _Run) -> None:
+        run.attempt += 1
+        item = run.item
+        run.table = Table(
+            self.games[item.game],
+            item.seats,
+            item.seed,
+            self.move_time,
+            self.max_faults,
+            self.records,
+            run.forfeits,
+        )
+        run.created = set()
+        run.phase = "play"
+        run.waiting = 0
+
+    def play(self, items: list[ScheduledGame], forfeits: dict[int, dict]) -> list[GameOutcome]:
+        runs = [_Run(item, dict(forfeits.get(item.index) or {})) for item in items]
+        for run in runs:
+            self._start(run)
+        # Two halves in flight: while the bots think about one, the referee moves the other.
+        halves = [runs[0::2], runs[1::2]]
+        self._send(halves[0], runs)
+        while any(run.phase != "done" for run in runs):
+            for this, other in ((0, 1), (1, 0)):
+                self._send(halves[other], runs)
+                self._collect(halves[this], runs)
+        return [run.outcome for run in runs]
+
+    def _key(self, run: _Run, seat: int) -> tuple:
+        return (run.item.index, run.attempt, seat)
+
+    def _next_commands(self, run: _Run, batches: dict) -> None:
+        table = run.table
+        names = run.item.seats
+        if run.phase == "play":
+            seat = table.advance()
+            if seat is not None:
+                commands = batches.setdefault(names[seat], [])
+                key = self._key(run, seat)
+                if seat not in run.created:
+                    run.created.add(seat)
+                    seed = f"{run.item.seed}/seat-{seat}"
+                    commands.append(
+                        (run, "new", seat, run.attempt, ("new", key, seed, table.info(seat)))
+                    )
+                    run.waiting += 1
+                commands.append((run, "act", seat, run.attempt, ("act", key, table.observation())))
+                run.waiting += 1
+                return
+            run.phase = "end"
+            result = table.result()
+            for seat in sorted(run.created):
+                if not table.is_forfeited(seat):
+                    batches.setdefault(names[seat], []).append(
+                        (run, "end", seat, run.attempt, ("end", self._key(run, seat), result))
+                    )
+                    run.waiting += 1
+        if run.phase == "end" and not run.waiting:
+            run.phase = "done"
+            run.outcome = table.outcome()
+
+    def _send(self, group: list[_Run], runs: list[_Run]) -> None:
+        """Move every game of ``group`` that is not waiting to its next decisions; send them."""
+        batches: dict[str, list] = {}
+        for run in group:
+            if run.phase != "done" and not run.waiting:
+                self._next_commands(run, batches)
+        now = time.monotonic()
+        for name, entries in batches.items():
+            process = self._process(name, runs)
+            if not process.expected:
+                process.last_progress = now
+            # The attempt is the one the command was made for: a game may have been restarted
+            # since, by a failure found while sending to another process.
+            process.expected.extend(entry[:4] for entry in entries)
+            process.sent += len(entries)
+            if not process.send([entry[4] for entry in entries], now + self.limit):
+                self._failed(name, process, "timeout", runs)
+
+    def _collect(self, group: list[_Run], runs: list[_Run]) -> None:
+        """Settle answers until no game of ``group`` waits; handle processes that fail."""
+        while any(run.waiting for run in group):
+            if not any(process.expected for process in self.processes.values()):
+                raise RuntimeError("internal error: a game waits for an answer nobody owes")
+            for name, process in list(self.processes.items()):
+                if not process.expected:
+                    continue
+                answers = process.read_answers(time.monotonic() + 0.01)
+                if answers is None:
+                    self._failed(name, process, "crash", runs)
+                    continue
+                for answer in answers:
+                    self._settle(process.expected.popleft(), answer)
+                if not process.expected:
+                    continue
+                # Each command may take up to the limit: watch the one the process is on.
+                now = time.monotonic()
+                started = process.started()
+                if started != process.last_seen:
+                    process.last_seen = started
+                    process.last_progress = now
+                elif now > process.last_progress + self.limit:
+                    self._failed(name, process, "timeout", runs)
+
+    def _settle(self, expected: tuple, reply: list) -> None:
+        run, op, seat, attempt = expected
+        if run.attempt != attempt or op == "drop":
+            return  # an answer for a game that has been restarted since
+        run.waiting -= 1
+        table = run.table
+        status, value, seconds = reply
+        if op == "act":
+            if table.is_forfeited(seat):  # its creation failed in this same batch
+                table.fallback_move()
+            elif status == "ok":
+                table.resolve(value, float(seconds))
+            elif status == "gone":
+                table.fault("exception", "its bot object was lost")
+            else:
+                table.fault(str(status), str(value), float(seconds))
+        elif op == "new":
+            if status != "ok":
+                created = not str(value).startswith("could not be created")
+                table.fault_at_start(seat, str(status), str(value), forfeit=not created)
+        elif op == "end" and status != "ok":
+            table.fault_at_end(seat, str(status), str(value))
+
+    def _failed(self, name: str, process: BotProcess, why: str, runs: list[_Run]) -> None:
+        """A bot process died or hung: blame the decision it was on, replay what it touched."""
+        pending = list(process.expected)
+        # Answers come a batch at a time: those begun before the last one went through, but
+        # their answers are lost with the process, so their games are replayed too.
+        begun = process.started() - process.answered
+        if why == "timeout":
+            message = (
+                f"no answer within {self.move_time:g} s and could not be interrupted; "
+                "its process was killed"
+            )
+        else:
+            message = process.death()
+        process.kill()
+        del self.processes[name]
+        culprit = pending[begun - 1] if 0 < begun <= len(pending) else None
+        if culprit is not None and culprit[0].attempt == culprit[3] and culprit[1] != "drop":
+            run, op, seat, _ = culprit
+            decision = {"new": 0, "end": -1}.get(op, run.table.decision)
+            kind = "timeout" if why == "timeout" else "crash"
+            run.forfeits[seat] = SeatForfeit(decision, kind, message)
+        touched = {e[0] for e in pending}
+        for run in runs:
+            if run.phase == "done":
+                continue
+            if run in touched or any(run.item.seats[s] == name for s in run.created):
+                self._restart(run)
+
+    def _restart(self, run: _Run) -> None:
+        # Bot objects of the old attempt in other processes are dropped; their answers ignored.
+        for seat in run.created:
+            process = self.processes.get(run.item.seats[seat])
+            if process is not None:
+                process.expected.append((run, "drop", seat, run.attempt))
+                process.sent += 1
+                process.send([("drop", self._key(run, seat))], time.monotonic() + self.limit)
+        self._start(run)
