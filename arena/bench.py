@@ -2,7 +2,8 @@
 
 The engine figure is random legal play with no harness (``engine_bench``). The harness figure is a
 real tournament — four seeded random bots, the referee with its time limit, TrueSkill updates and
-SQLite storage with records — run with ``--jobs 1`` and ``--jobs 2``. Each figure is the median of
+SQLite storage with records — run with ``--jobs 1`` and ``--jobs 2``, with the bots inside the game
+workers (``--isolation shared``) and each in its own process (``--isolation process``). Each figure is the median of
 ``repeats`` measurements; ratios are taken between medians measured in the same run.
 """
 
@@ -99,4 +100,15 @@ def run_bench(games: int = 300, repeats: int = 5, harness: bool = True, echo: Ca
             f"{game.name:<20} --jobs 2 / --jobs 1 = "
             f"{figures[(game.name, 'jobs2')] / figures[(game.name, 'jobs1')]:.2f}×"
         )
+        for jobs in (1, 2):
+            rates = [
+                harness_rate(game.name, games, jobs, seed=r, isolation="process")
+                for r in range(repeats)
+            ]
+            dps = statistics.median(r[0] for r in rates)
+            figures[(game.name, f"process{jobs}")] = dps
+            echo(
+                f"{game.name:<20} --isolation process --jobs {jobs}  {dps:>10,.0f} decisions/s"
+                f"  ({dps / figures[(game.name, f'jobs{jobs}')]:.2f}× the shared mode)"
+            )
     return figures

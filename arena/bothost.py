@@ -130,8 +130,10 @@ class Host:
                     if bot is None:
                         self.reply("gone", "the bot object no longer exists", 0.0)
                         continue
-                    self.reply(*self.act(bot, command[2]))
-                    self.watchdog.reinstall()
+                    status, value, seconds = self.act(bot, command[2])
+                    self.reply(status, value, seconds)
+                    if status != "ok":
+                        self.watchdog.reinstall()
                 elif op == "new":
                     _, key, seed, info = command
                     status, bot, seconds = self.timed(self.spec.create)

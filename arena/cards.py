@@ -46,7 +46,7 @@ class Suit(int):
         return f"Suit('{SUIT_LETTERS[self]}')"
 
     def __reduce__(self):
-        return (Suit, (int(self),))
+        return f"_S{int(self)}"
 
     def __copy__(self) -> Suit:
         return self
@@ -57,6 +57,8 @@ class Suit(int):
 
 SUITS: tuple[Suit, ...] = tuple(int.__new__(Suit, i) for i in range(4))
 CLUBS, SPADES, HEARTS, DIAMONDS = SUITS
+for _s in SUITS:
+    globals()[f"_S{int(_s)}"] = _s
 
 RANK_SYMBOLS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 RANK_LETTERS = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A")
@@ -95,7 +97,8 @@ class Card(int):
         return f"Card('{ASCII_NAMES[self]}')"
 
     def __reduce__(self):
-        return (Card, (int(self),))
+        # A reference to the module-level singleton (``_C36``): unpickling is a look-up, not a call.
+        return f"_C{int(self)}"
 
     def __copy__(self) -> Card:
         return self
@@ -111,6 +114,8 @@ UNICODE_NAMES: tuple[str, ...] = tuple(
     RANK_SYMBOLS[i % 13] + SUIT_SYMBOLS[i // 13] for i in range(52)
 )
 CARDS: tuple[Card, ...] = tuple(int.__new__(Card, i) for i in range(52))
+for _c in CARDS:
+    globals()[f"_C{int(_c)}"] = _c  # what pickles refer to
 
 _BY_NAME: dict[str, Card] = {}
 for _c in CARDS:

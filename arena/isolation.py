@@ -371,7 +371,7 @@ class IsolatedPlayer:
         if culprit is not None and culprit[0].attempt == culprit[3] and culprit[1] != "drop":
             run, op, seat, _ = culprit
             decision = {"new": 0, "end": -1}.get(op, run.table.decision)
-            kind = "timeout" if why == "timeout" else "crash"
+            kind = "timeout" if why == "timeout" else "cpu" if "SIGXCPU" in message else "crash"
             run.forfeits[seat] = SeatForfeit(decision, kind, message)
         touched = {e[0] for e in pending}
         for run in runs:
