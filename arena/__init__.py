@@ -9,4 +9,14 @@ from .hookspecs import hookimpl
 
 __version__ = "0.1.0"
 
-__all__ = ["CARDS", "Bot", "Card", "Suit", "__version__", "hookimpl", "parse_card", "parse_cards", "parse_suit"]
+__all__ = [
+    "CARDS",
+    "Bot",
+    "Card",
+    "Suit",
+    "__version__",
+    "hookimpl",
+    "parse_card",
+    "parse_cards",
+    "parse_suit",
+]

@@ -22,7 +22,6 @@ from .ratings import environment_for
 from .store import Store
 from .tournament import GamePlan, Tournament, run_tournament
 
-
 BENCH_BOTS = """
 import arena
 
@@ -75,7 +74,9 @@ def harness_rate(
     return summary.decisions / seconds, summary.games_played / seconds
 
 
-def run_bench(games: int = 300, repeats: int = 5, harness: bool = True, echo: Callable = print) -> dict:
+def run_bench(
+    games: int = 300, repeats: int = 5, harness: bool = True, echo: Callable = print
+) -> dict:
     figures: dict = {}
     for game_class in BUILTIN_GAMES:
         game = game_class()

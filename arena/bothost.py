@@ -111,7 +111,11 @@ class Host:
             return _fault_kind(exc), _describe(exc), clock() - start
         seconds = clock() - start
         if seconds > self.move_time:
-            return "timeout", f"answered after {seconds:.3f} s (limit {self.move_time:g} s)", seconds
+            return (
+                "timeout",
+                f"answered after {seconds:.3f} s (limit {self.move_time:g} s)",
+                seconds,
+            )
         return "ok", index, seconds
 
     def serve(self, command_fd: int) -> None:
@@ -179,7 +183,9 @@ def main() -> None:
     try:
         host = Host(config)
     except BaseException as exc:
-        os.write(int(config["reply_fd"]), (json.dumps(["broken", _describe(exc), 0]) + "\n").encode())
+        os.write(
+            int(config["reply_fd"]), (json.dumps(["broken", _describe(exc), 0]) + "\n").encode()
+        )
         return
     _limit_memory(int(config.get("memory", 0)))
     host.reply("ready", None, 0.0)

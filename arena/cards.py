@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+
 class CardError(ValueError):
     """A string or number that names no card or suit."""
 
@@ -109,7 +110,9 @@ class Card(int):
 
 SUIT_OF: tuple[Suit, ...] = tuple(SUITS[i // 13] for i in range(52))
 RANK_OF: tuple[int, ...] = tuple(i % 13 for i in range(52))
-ASCII_NAMES: tuple[str, ...] = tuple(RANK_LETTERS[i % 13] + SUIT_LETTERS[i // 13] for i in range(52))
+ASCII_NAMES: tuple[str, ...] = tuple(
+    RANK_LETTERS[i % 13] + SUIT_LETTERS[i // 13] for i in range(52)
+)
 UNICODE_NAMES: tuple[str, ...] = tuple(
     RANK_SYMBOLS[i % 13] + SUIT_SYMBOLS[i // 13] for i in range(52)
 )

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from pathlib import Path
 from typing import Annotated
 
@@ -80,10 +79,12 @@ def run(
         Path | None, typer.Argument(help="A tournament file (TOML), e.g. tournaments/example.toml.")
     ] = None,
     games: Annotated[
-        int | None, typer.Option("--games", "-n", help="Games of each game in this run. [default: 100]")
+        int | None,
+        typer.Option("--games", "-n", help="Games of each game in this run. [default: 100]"),
     ] = None,
     game: Annotated[
-        list[str] | None, typer.Option("--game", "-g", help="A game to play (repeatable). [default: all]")
+        list[str] | None,
+        typer.Option("--game", "-g", help="A game to play (repeatable). [default: all]"),
     ] = None,
     bots: Annotated[
         list[str] | None,
@@ -91,11 +92,16 @@ def run(
     ] = None,
     players: Annotated[
         int | None,
-        typer.Option(help="Table size of games that allow several (How Low Can You Go?: 2-10, default 4)."),
+        typer.Option(
+            help="Table size of games that allow several (How Low Can You Go?: 2-10, default 4)."
+        ),
     ] = None,
-    seed: Annotated[str | None, typer.Option(help="Seed of the whole run. [default: a new one]")] = None,
+    seed: Annotated[
+        str | None, typer.Option(help="Seed of the whole run. [default: a new one]")
+    ] = None,
     jobs: Annotated[
-        int | None, typer.Option("--jobs", "-j", help="Worker processes. [default: the number of cores]")
+        int | None,
+        typer.Option("--jobs", "-j", help="Worker processes. [default: the number of cores]"),
     ] = None,
     move_time: Annotated[
         float | None, typer.Option(help="Seconds a bot may take per decision. [default: 1.0]")
@@ -111,11 +117,14 @@ def run(
         ),
     ] = None,
     bot_memory: Annotated[
-        int | None, typer.Option(help="MiB of memory per bot process (process isolation). [default: 1024]")
+        int | None,
+        typer.Option(help="MiB of memory per bot process (process isolation). [default: 1024]"),
     ] = None,
     bot_cpu: Annotated[
         int | None,
-        typer.Option(help="CPU seconds a bot process may use in all (process isolation). [default: no limit]"),
+        typer.Option(
+            help="CPU seconds a bot process may use in all (process isolation). [default: no limit]"
+        ),
     ] = None,
     db: DbPath = None,
     bots_dir: BotsDir = None,
@@ -133,13 +142,13 @@ def run(
     Plays --games games of every game between every bot that plays it (duplicate format: seat
     rotations replay the same deal). Rerunning an interrupted command continues it.
     """
+    from .isolation import IsolationError
     from .leaderboard import FORMATS, render
     from .planning import PlanError, build_tournament
     from .progress import Progress
     from .store import StoreError
     from .tournament import TournamentError, default_db, default_jobs, run_tournament
     from .tournament_file import TournamentFileError, load_tournament_file
-    from .isolation import IsolationError
     from .workers import WorkerError
 
     if fmt not in FORMATS:
@@ -225,7 +234,10 @@ def run(
         store.close()
         raise fail(str(exc), code=1) from None
     if summary.resumed and summary.games_skipped:
-        typer.echo(f"resumed run {summary.run_id}: {summary.games_skipped} games were already stored", err=True)
+        typer.echo(
+            f"resumed run {summary.run_id}: {summary.games_skipped} games were already stored",
+            err=True,
+        )
     rate = summary.games_played / summary.seconds if summary.seconds > 0 else 0.0
     typer.echo(
         f"played {summary.games_played} games ({summary.decisions:,} decisions) in "
@@ -286,7 +298,10 @@ def leaderboard(
         str, typer.Option("--format", "-f", help="table, markdown, json or csv.")
     ] = "table",
     head_to_head: Annotated[
-        bool, typer.Option("--head-to-head", help="Also show how often each bot finished ahead of each other.")
+        bool,
+        typer.Option(
+            "--head-to-head", help="Also show how often each bot finished ahead of each other."
+        ),
     ] = False,
     reset: Annotated[
         bool, typer.Option("--reset", help="Delete every result and rating in the database.")
@@ -320,7 +335,9 @@ def leaderboard(
         wanted = [aliases.get(g, g) for g in game]
         for g in wanted:
             if g not in known:
-                raise fail(f"no results for game {g!r} in {db_path} (have: {', '.join(known) or 'none'})")
+                raise fail(
+                    f"no results for game {g!r} in {db_path} (have: {', '.join(known) or 'none'})"
+                )
         known = wanted
     if not known:
         typer.echo(f"{db_path}: no games played yet; run `arena run --games 1000`", err=True)
@@ -341,7 +358,9 @@ def bots(bots_dir: BotsDir = None) -> None:
         settings = ", ".join(f"{k}={v!r}" for k, v in spec.settings)
         rows.append([spec.name, games, settings, spec.source])
     if rows:
-        typer.echo(tabulate(rows, headers=["bot", "games", "settings", "source"], tablefmt="simple"))
+        typer.echo(
+            tabulate(rows, headers=["bot", "games", "settings", "source"], tablefmt="simple")
+        )
     else:
         typer.echo("no bots loaded (put bot files in ./bots or use --bots-dir)")
     for error in registry.errors:
@@ -357,11 +376,15 @@ def games(bots_dir: BotsDir = None) -> None:
     rows = []
     for spec in sorted(registry.games.values(), key=lambda s: s.name):
         cls = spec.cls
-        size = str(cls.min_players) if cls.min_players == cls.max_players else (
-            f"{cls.min_players}-{cls.max_players} (default {cls.default_players})"
+        size = (
+            str(cls.min_players)
+            if cls.min_players == cls.max_players
+            else (f"{cls.min_players}-{cls.max_players} (default {cls.default_players})")
         )
         params = ", ".join(f"{k}={v}" for k, v in cls.parameters.items())
-        rows.append([cls.name, ", ".join(cls.aliases), size, params, ", ".join(cls.variants), spec.source])
+        rows.append(
+            [cls.name, ", ".join(cls.aliases), size, params, ", ".join(cls.variants), spec.source]
+        )
     typer.echo(
         tabulate(rows, headers=["game", "aliases", "players", "parameters", "variants", "source"])
     )
@@ -371,16 +394,31 @@ def games(bots_dir: BotsDir = None) -> None:
 
 @app.command()
 def bench(
-    games: Annotated[int, typer.Option("--games", "-n", help="Games per measurement.", min=1)] = 300,
+    games: Annotated[
+        int, typer.Option("--games", "-n", help="Games per measurement.", min=1)
+    ] = 300,
     repeats: Annotated[int, typer.Option(help="Repeats; the median is printed.", min=1)] = 5,
     harness: Annotated[
-        bool, typer.Option("--harness/--engine-only", help="Also measure full runs (referee, ratings, storage).")
+        bool,
+        typer.Option(
+            "--harness/--engine-only", help="Also measure full runs (referee, ratings, storage)."
+        ),
     ] = True,
 ) -> None:
     """Measure decisions per second of the bare engines and of full runs with four random bots."""
     from .bench import run_bench
 
     run_bench(games=games, repeats=repeats, harness=harness, echo=typer.echo)
+
+
+def _register_more_commands() -> None:
+    """Commands kept in modules of their own (game records, a human seat) join the same app."""
+    from . import cli_records
+
+    cli_records.register(app)
+
+
+_register_more_commands()
 
 
 def main(argv: list[str] | None = None) -> int:

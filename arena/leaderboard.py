@@ -110,7 +110,9 @@ def render(store: Store, games: list[str], fmt: str = "table", head_to_head: boo
                 writer.writerow([game] + [row[key] for key, _ in COLUMNS])
         if head_to_head:
             writer.writerow([])
-            writer.writerow(["game", "bot", "opponent", "games", "ahead", "tied", "behind", "ahead_pct"])
+            writer.writerow(
+                ["game", "bot", "opponent", "games", "ahead", "tied", "behind", "ahead_pct"]
+            )
             for game, rows in h2h.items():
                 for r in rows:
                     writer.writerow([game] + list(r.values()))

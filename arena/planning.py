@@ -87,8 +87,10 @@ def build_tournament(
                 except UnknownNameError as exc:
                     raise PlanError(f"{exc} (in the bots of {name})") from None
                 if not spec.plays(name) and (explicit_games or section.bots):
-                    raise PlanError(f"bot {bot!r} does not play {name} (it plays: "
-                                    f"{', '.join(sorted(spec.games or ()))})")
+                    raise PlanError(
+                        f"bot {bot!r} does not play {name} (it plays: "
+                        f"{', '.join(sorted(spec.games or ()))})"
+                    )
             table_bots = [b for b in dict.fromkeys(wanted) if registry.bots[b].plays(name)]
         else:
             table_bots = [b.name for b in registry.bots_for(name)]
@@ -124,8 +126,10 @@ def build_tournament(
         for bot in bots:
             if bot not in used:
                 spec = registry.bots[bot]
-                raise PlanError(f"bot {bot!r} plays none of the games of this run (it plays: "
-                                f"{', '.join(sorted(spec.games or ())) or 'every game'})")
+                raise PlanError(
+                    f"bot {bot!r} plays none of the games of this run (it plays: "
+                    f"{', '.join(sorted(spec.games or ())) or 'every game'})"
+                )
     if not plans:
         raise PlanError("no game has at least 2 bots to play it; add bot files to bots/")
     return Tournament(

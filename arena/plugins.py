@@ -223,7 +223,9 @@ class _Loader:
         _trace(f"{source}: {message}")
         self.registry.errors.append(LoadError(source, message))
 
-    def _bot_register(self, source: str, origin, cls: Any = None, name: str | None = None, **settings):
+    def _bot_register(
+        self, source: str, origin, cls: Any = None, name: str | None = None, **settings
+    ):
         if not (inspect.isclass(cls) and issubclass(cls, Bot)):
             raise TypeError(f"register() takes a subclass of arena.Bot, not {cls!r}")
         name = name or getattr(cls, "name", "") or ""
@@ -232,7 +234,9 @@ class _Loader:
         if not callable(getattr(cls, "act", None)):
             raise TypeError(f"bot {name!r} has no act(observation) method")
         games = getattr(cls, "games", None)
-        if games is not None and (isinstance(games, str) or not all(isinstance(g, str) for g in games)):
+        if games is not None and (
+            isinstance(games, str) or not all(isinstance(g, str) for g in games)
+        ):
             raise TypeError(f"bot {name!r}: games must be a set of game names")
         return ("bot", BotSpec(name, cls, tuple(sorted(settings.items())), source, origin))
 

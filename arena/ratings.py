@@ -68,7 +68,9 @@ def environment_for(game: str, overrides: dict | None = None) -> Environment:
 class RatingTable:
     """The ratings of one game's bots, updated game by game in schedule order."""
 
-    def __init__(self, environment: Environment, states: dict[str, tuple[float, float]] | None = None):
+    def __init__(
+        self, environment: Environment, states: dict[str, tuple[float, float]] | None = None
+    ):
         """``states`` maps each bot to its rating's exact (π, τ), as the store keeps them."""
         self.environment = environment
         self.env = environment.trueskill()

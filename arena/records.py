@@ -103,7 +103,9 @@ def expand(blob: bytes, games: dict[str, type[Game]]) -> dict:
             players=header["players"], variant=header["variant"], **header["params"]
         )
     except KeyError:
-        raise RecordError(f"the stored record names an unknown game {header.get('game')!r}") from None
+        raise RecordError(
+            f"the stored record names an unknown game {header.get('game')!r}"
+        ) from None
     state = game.replay_state(_chance_events(header["chance"]))
     state.chance.seed = header["seed"]
     for number, index in enumerate(indices, start=1):

@@ -37,7 +37,12 @@ class Fault:
     message: str
 
     def to_json(self) -> dict:
-        return {"seat": self.seat, "decision": self.decision, "kind": self.kind, "message": self.message}
+        return {
+            "seat": self.seat,
+            "decision": self.decision,
+            "kind": self.kind,
+            "message": self.message,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,7 +297,9 @@ def play_game(
             if answer is _NO_ANSWER:
                 seats.fault(player, decision, "exception", _describe(exc))
             else:
-                seats.fault(player, decision, "illegal", f"{_safe_repr(answer)} is not a legal action")
+                seats.fault(
+                    player, decision, "illegal", f"{_safe_repr(answer)} is not a legal action"
+                )
         except BaseException as exc:
             watchdog.deadline = INF
             _check_interrupt(exc)
@@ -304,7 +311,10 @@ def play_game(
         if index is not None and elapsed > move_time:
             index = None
             seats.fault(
-                player, decision, "timeout", f"answered after {elapsed:.3f} s (limit {move_time:g} s)"
+                player,
+                decision,
+                "timeout",
+                f"answered after {elapsed:.3f} s (limit {move_time:g} s)",
             )
         if index is None:
             watchdog.reinstall()
@@ -396,7 +406,9 @@ class Table:
 
     def info(self, seat: int) -> GameInfo:
         game = self.state.game
-        return GameInfo(game.name, seat, game.players, game.variant, dict(game.params), self.move_time)
+        return GameInfo(
+            game.name, seat, game.players, game.variant, dict(game.params), self.move_time
+        )
 
     def advance(self) -> int | None:
         state = self.state

@@ -145,7 +145,9 @@ class Store:
             if app_id == APPLICATION_ID and "meta" in tables:
                 row = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
             if row is None:
-                raise StoreError(f"{self.path}: this SQLite file is not an arena database; use --db")
+                raise StoreError(
+                    f"{self.path}: this SQLite file is not an arena database; use --db"
+                )
             version = int(row[0])
             if version > SCHEMA_VERSION:
                 raise StoreError(
@@ -298,7 +300,10 @@ class Store:
                 db.executemany(
                     "INSERT OR REPLACE INTO ratings(game, bot, mu, sigma, pi, tau) "
                     "VALUES (?,?,?,?,?,?)",
-                    [(game, bot, mu, sigma, pi, tau) for bot, (pi, tau, mu, sigma) in ratings.items()],
+                    [
+                        (game, bot, mu, sigma, pi, tau)
+                        for bot, (pi, tau, mu, sigma) in ratings.items()
+                    ],
                 )
                 db.execute("COMMIT")
             except BaseException:

@@ -18,12 +18,12 @@ from pathlib import Path
 
 from . import referee
 from .games.base import Game
+from .isolation import IsolatedPlayer
 from .plugins import Registry
 from .ratings import Environment, RatingTable
 from .referee import GameOutcome, play_game
 from .schedule import ScheduledGame, round_robin
 from .store import Store
-from .isolation import IsolatedPlayer
 from .workers import WorkerPool
 
 

@@ -60,8 +60,14 @@ GAME_KEYS: dict[str, tuple[type, ...]] = {
     "draw_probability": (int, float),
 }
 ENVIRONMENT_KEYS = ("mu", "sigma", "beta", "tau", "draw_probability")
-TYPE_NAMES = {int: "a whole number", float: "a number", str: "a string", bool: "true or false",
-              list: "a list", dict: "a table"}
+TYPE_NAMES = {
+    int: "a whole number",
+    float: "a number",
+    str: "a string",
+    bool: "true or false",
+    list: "a list",
+    dict: "a table",
+}
 
 
 @dataclass

@@ -167,7 +167,9 @@ class WorkerPool:
         self.unexplained_deaths = 0
 
     def __enter__(self) -> WorkerPool:
-        self.workers = [_Worker(self.ctx, self.play_chunk, self.move_time) for _ in range(self.jobs)]
+        self.workers = [
+            _Worker(self.ctx, self.play_chunk, self.move_time) for _ in range(self.jobs)
+        ]
         return self
 
     def __exit__(self, *exc) -> None:
@@ -225,7 +227,10 @@ class WorkerPool:
         others = [item for item in task.items if item is not culprit]
         if others:
             queue.appendleft(
-                _Task(others, {i.index: task.forfeits[i.index] for i in others if i.index in task.forfeits})
+                _Task(
+                    others,
+                    {i.index: task.forfeits[i.index] for i in others if i.index in task.forfeits},
+                )
             )
         if culprit is None:
             self._unexplained("a worker process died between games")

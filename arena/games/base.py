@@ -188,7 +188,9 @@ class Chance:
             raise RecordError(f"the record has no chance event {key!r}")
         event = self._script.popleft()
         if event.get("event") != key:
-            raise RecordError(f"expected chance event {key!r}, the record has {event.get('event')!r}")
+            raise RecordError(
+                f"expected chance event {key!r}, the record has {event.get('event')!r}"
+            )
         return event["value"]
 
     def shuffled(self, key: str, cards: Sequence[Card]) -> list[Card]:
@@ -349,7 +351,9 @@ class State:
         if player == TERMINAL:
             raise GameOverError(f"{self.game.name}: the game is over; no more actions")
         if seat is not None and seat != player:
-            raise NotYourTurnError(f"{self.game.name}: it is seat {player}'s turn, not seat {seat}'s")
+            raise NotYourTurnError(
+                f"{self.game.name}: it is seat {player}'s turn, not seat {seat}'s"
+            )
         legal = self.legal_actions()
         try:
             index = legal.index(action)
