@@ -55,16 +55,16 @@ class Host:
         self.reply_fd = int(config["reply_fd"])
         self.spec = load_bot_alone(tuple(config["origin"]), config["bot"])
         self.bots: dict = {}
-        self.replies: list[str] = []
+        self.replies: list[tuple] = []
         self.started = 0  # commands begun, over the life of the process
         self.watchdog = get_watchdog(self.move_time)
         self.progress = mmap.mmap(int(config["progress_fd"]), 8)
 
     def reply(self, status: str, value, seconds: float) -> None:
-        self.replies.append(json.dumps([status, value, round(seconds, 6)], separators=(",", ":")))
+        self.replies.append((status, value, round(seconds, 6)))
 
     def flush(self) -> None:
-        data = ("[" + ",".join(self.replies) + "]\n").encode()
+        data = (json.dumps(self.replies, separators=(",", ":")) + "\n").encode()
         self.replies = []
         view = memoryview(data)
         while view:

@@ -127,9 +127,7 @@ class BotProcess:
                     return None
                 self.answered += len(answers)
                 return answers
-            wait = deadline - time.monotonic()
-            if wait <= 0:
-                return answers
+            wait = max(0.0, deadline - time.monotonic())
             ready, _, _ = select.select([self.reply_fd], [], [], wait)
             if not ready:
                 return answers
@@ -244,13 +242,11 @@ class IsolatedPlayer:
         runs = [_Run(item, dict(forfeits.get(item.index) or {})) for item in items]
         for run in runs:
             self._start(run)
-        # Two halves in flight: while the bots think about one, the referee moves the other.
-        halves = [runs[0::2], runs[1::2]]
-        self._send(halves[0], runs)
+        # As soon as some answers are in, their games move on and their next decisions go out,
+        # so that the bot processes and the referee work at the same time.
         while any(run.phase != "done" for run in runs):
-            for this, other in ((0, 1), (1, 0)):
-                self._send(halves[other], runs)
-                self._collect(halves[this], runs)
+            self._send(runs, runs)
+            self._collect(runs)
         return [run.outcome for run in runs]
 
     def _key(self, run: _Run, seat: int) -> tuple:
@@ -304,30 +300,33 @@ class IsolatedPlayer:
             if not process.send([entry[4] for entry in entries], now + self.limit):
                 self._failed(name, process, "timeout", runs)
 
-    def _collect(self, group: list[_Run], runs: list[_Run]) -> None:
-        """Settle answers until no game of ``group`` waits; handle processes that fail."""
-        while any(run.waiting for run in group):
-            if not any(process.expected for process in self.processes.values()):
+    def _collect(self, runs: list[_Run]) -> None:
+        """Settle the answers that are in, waiting for some; handle processes that fail."""
+        owing = {p.reply_fd: (name, p) for name, p in self.processes.items() if p.expected}
+        if not owing:
+            if any(run.waiting for run in runs):
                 raise RuntimeError("internal error: a game waits for an answer nobody owes")
-            for name, process in list(self.processes.items()):
-                if not process.expected:
-                    continue
-                answers = process.read_answers(time.monotonic() + 0.01)
-                if answers is None:
-                    self._failed(name, process, "crash", runs)
-                    continue
-                for answer in answers:
-                    self._settle(process.expected.popleft(), answer)
-                if not process.expected:
-                    continue
-                # Each command may take up to the limit: watch the one the process is on.
-                now = time.monotonic()
-                started = process.started()
-                if started != process.last_seen:
-                    process.last_seen = started
-                    process.last_progress = now
-                elif now > process.last_progress + self.limit:
-                    self._failed(name, process, "timeout", runs)
+            return
+        ready, _, _ = select.select(list(owing), [], [], 0.05)
+        for fd in ready:
+            name, process = owing[fd]
+            answers = process.read_answers(0.0)  # ready: reads what is there
+            if answers is None:
+                self._failed(name, process, "crash", runs)
+                continue
+            for answer in answers:
+                self._settle(process.expected.popleft(), answer)
+        # Each command may take up to the limit: watch the one each process is on.
+        now = time.monotonic()
+        for name, process in list(self.processes.items()):
+            if not process.expected:
+                continue
+            started = process.started()
+            if started != process.last_seen:
+                process.last_seen = started
+                process.last_progress = now
+            elif now > process.last_progress + self.limit:
+                self._failed(name, process, "timeout", runs)
 
     def _settle(self, expected: tuple, reply: list) -> None:
         run, op, seat, attempt = expected

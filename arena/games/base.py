@@ -12,6 +12,7 @@ whatever the players do — the duplicate format of the tournaments relies on th
 
 from __future__ import annotations
 
+import operator
 import random
 from collections import deque
 from collections.abc import Iterable, Sequence
@@ -111,7 +112,12 @@ class Observation:
 
     def __reduce__(self):
         # Field values in order: smaller and faster than pickle's default for slotted objects.
-        return (_rebuild_observation, (type(self), tuple(getattr(self, n) for n in self.fields)))
+        cls = type(self)
+        getter = cls.__dict__.get("_values")
+        if getter is None:
+            getter = operator.attrgetter(*cls.fields)
+            setattr(cls, "_values", getter)
+        return (_rebuild_observation, (cls, getter(self)))
 
     def __repr__(self) -> str:
         inner = ", ".join(f"{n}={getattr(self, n)!r}" for n in self.fields)
