@@ -23,8 +23,11 @@ app = typer.Typer(
 )
 
 BotsDir = Annotated[
-    Path | None,
-    typer.Option("--bots-dir", help="Folder of bot files [default: ./bots, or $ARENA_BOTS_DIR]."),
+    list[Path] | None,
+    typer.Option(
+        "--bots-dir",
+        help="Folder of bot files, repeatable [default: ./bots, or $ARENA_BOTS_DIR].",
+    ),
 ]
 DbPath = Annotated[
     Path | None, typer.Option("--db", help="Results database [default: leaderboard/arena.db].")
@@ -36,12 +39,14 @@ def fail(message: str, code: int = 2) -> typer.Exit:
     return typer.Exit(code=code)
 
 
-def _registry(bots_dir: Path | None, quiet: bool = False):
+def _registry(bots_dir: Path | list[Path] | None, quiet: bool = False):
     from .plugins import load_registry
 
-    if bots_dir is not None and not bots_dir.is_dir():
-        raise fail(f"--bots-dir {bots_dir}: no such folder")
-    registry = load_registry(bots_dir)
+    folders = [bots_dir] if isinstance(bots_dir, Path | str) else list(bots_dir or [])
+    for folder in folders:
+        if not Path(folder).is_dir():
+            raise fail(f"--bots-dir {folder}: no such folder")
+    registry = load_registry(folders or None)
     if not quiet:
         for error in registry.errors:
             typer.echo(f"arena: warning: {error}", err=True)
@@ -182,6 +187,10 @@ def run(
     cpu = pick(bot_cpu, "bot_cpu", None)
     if cpu is not None and cpu < 1:
         raise fail(f"--bot-cpu must be at least 1 second, not {cpu}")
+    file_dirs = settings.get("bots_dir")
+    if bots_dir is None and file_dirs is not None:
+        # Folders in a tournament file are relative to the working directory, like ./bots.
+        bots_dir = [Path(d) for d in ([file_dirs] if isinstance(file_dirs, str) else file_dirs)]
     registry = _registry(bots_dir)
 
     if resume:

@@ -9,12 +9,14 @@ Set ``ARENA_TRACE_PLUGINS=1`` to print every file and hook as it is loaded.
 from __future__ import annotations
 
 import difflib
+import hashlib
 import importlib.metadata
 import importlib.util
 import inspect
 import os
 import sys
 import traceback
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -107,8 +109,10 @@ def _unknown(kind: str, name: str, known: list[str]) -> str:
     return f"unknown {kind} {name!r}{hint} (known: {listing})"
 
 
-def default_bots_dir() -> Path:
-    return Path(os.environ.get(BOTS_DIR_ENV) or "bots")
+def default_bots_dirs() -> list[Path]:
+    """``$ARENA_BOTS_DIR`` (several folders joined with ``:``), else ``./bots``."""
+    value = os.environ.get(BOTS_DIR_ENV)
+    return [Path(p) for p in value.split(os.pathsep) if p] if value else [Path("bots")]
 
 
 def _trace(message: str) -> None:
@@ -133,7 +137,9 @@ def _where(exc: BaseException, path: str) -> str:
 
 
 def _import_file(path: Path) -> Any:
-    module_name = f"arena_bots.{path.stem}"
+    # Named after the file and its folder, so that two folders may hold files of the same name.
+    folder = hashlib.sha1(str(path.resolve().parent).encode()).hexdigest()[:8]
+    module_name = f"arena_bots.{path.stem}_{folder}"
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot import {path}")
@@ -268,30 +274,36 @@ class _Loader:
 
 
 def load_registry(
-    bots_dir: str | Path | None = None,
+    bots_dir: str | Path | Sequence[str | Path] | None = None,
     entry_points: bool = True,
 ) -> Registry:
-    """Load the bundled games, every bot file in ``bots_dir`` and every ``arena`` entry point."""
+    """Load the bundled games, every bot file in the folder(s) ``bots_dir`` (default
+    ``default_bots_dirs()``) and every ``arena`` entry point."""
     from . import builtin_plugins
 
     registry = Registry()
     loader = _Loader(registry)
     loader.add_plugin(builtin_plugins, "arena (bundled)")
-    folder = Path(bots_dir) if bots_dir is not None else default_bots_dir()
-    if folder.is_dir():
-        for path in sorted(folder.glob("*.py")):
-            if path.name.startswith("_"):
-                continue
-            source = str(path)
-            _trace(f"loading {source}")
-            try:
-                module = _import_file(path)
-            except BaseException as exc:  # a bot file may even call sys.exit() at import
-                if isinstance(exc, KeyboardInterrupt):
-                    raise
-                loader.error(source, f"failed to import: {_one_line(exc)}{_where(exc, source)}")
-                continue
-            loader.add_plugin(module, source, ("file", str(path.resolve())))
+    if bots_dir is None:
+        folders = default_bots_dirs()
+    elif isinstance(bots_dir, str | Path):
+        folders = [Path(bots_dir)]
+    else:
+        folders = [Path(f) for f in bots_dir]
+    paths = [p for folder in folders if folder.is_dir() for p in sorted(folder.glob("*.py"))]
+    for path in paths:
+        if path.name.startswith("_"):
+            continue
+        source = str(path)
+        _trace(f"loading {source}")
+        try:
+            module = _import_file(path)
+        except BaseException as exc:  # a bot file may even call sys.exit() at import
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            loader.error(source, f"failed to import: {_one_line(exc)}{_where(exc, source)}")
+            continue
+        loader.add_plugin(module, source, ("file", str(path.resolve())))
     if entry_points:
         for ep in importlib.metadata.entry_points(group="arena"):
             source = f"entry point {ep.name} ({ep.value})"

@@ -7,6 +7,7 @@ move_time = 1.0           # seconds per decision
 max_faults = 3
 jobs = 2                  # optional; default: the number of cores
 db = "leaderboard/spring.db"   # optional
+bots_dir = ["bots", "ladder"]  # optional; default ./bots
 records = true
 
 [game.twenty-down]        # leave out every [game.*] table to play every game
@@ -45,6 +46,7 @@ TOP_KEYS: dict[str, tuple[type, ...]] = {
     "isolation": (str,),
     "bot_memory": (int,),
     "bot_cpu": (int,),
+    "bots_dir": (str, list),
     "bots": (list,),
     "game": (dict,),
 }
@@ -120,6 +122,10 @@ def load_tournament_file(path: str | Path) -> TournamentFile:
     settings = {k: v for k, v in data.items() if k != "game"}
     if "bots" in settings:
         settings["bots"] = _string_list(path, "", settings["bots"])
+    if isinstance(settings.get("bots_dir"), list) and not all(
+        isinstance(d, str) for d in settings["bots_dir"]
+    ):
+        raise TournamentFileError(f"{path}: bots_dir must be a folder or a list of folders")
     sections = []
     for name, table in data.get("game", {}).items():
         where = f"game.{name}."
