@@ -279,25 +279,6 @@ class TwentyDownState(State):
 
     # --- applying actions -------------------------------------------------------------------
 
-    def apply_action(self, action: Any, seat: int | None = None) -> None:
-        """``State.apply_action`` with the same checks, errors and messages, written out because
-        it is the hot path of search bots."""
-        player = self._player
-        if player == TERMINAL:
-            raise GameOverError(f"{self._name}: the game is over; no more actions")
-        if seat is not None and seat != player:
-            raise NotYourTurnError(f"{self._name}: it is seat {player}'s turn, not seat {seat}'s")
-        legal = self._legal
-        try:
-            index = legal.index(action)
-        except (ValueError, TypeError):
-            raise IllegalActionError(
-                f"{self._name}: {action!r} is not a legal action for seat {player}"
-            ) from None
-        action = legal[index]
-        self.history.append((player, action))
-        self._apply(action)
-
     def apply_legal(self, index: int) -> None:
         """Play ``legal_actions()[index]`` (``State.apply_legal`` without its repeated calls)."""
         action = self._legal[index]
