@@ -28,8 +28,9 @@ import sys
 import time
 
 from .plugins import load_bot_alone
-from .referee import _describe, _safe_repr
-from .watchdog import INF, MoveTimeout, get_watchdog
+from .referee import _NO_ANSWER, _describe, classify
+from .watchdog import INF, get_watchdog
+from .workers import die_with_parent
 
 CONFIG_ENV = "ARENA_BOTHOST"
 
@@ -43,10 +44,6 @@ def _read_exact(fd: int, n: int) -> bytes | None:
         chunks.append(chunk)
         n -= len(chunk)
     return b"".join(chunks)
-
-
-def _fault_kind(exc: BaseException) -> str:
-    return "memory" if isinstance(exc, MemoryError) else "exception"
 
 
 class Host:
@@ -79,36 +76,27 @@ class Host:
         try:
             value = function(*args)
             watchdog.deadline = INF
-        except MoveTimeout:
-            watchdog.deadline = INF
-            return "timeout", f"no answer within {self.move_time:g} s", clock() - start
         except BaseException as exc:  # SystemExit and KeyboardInterrupt from a bot are faults
+            kind, message = classify(exc, _NO_ANSWER, self.move_time)
             watchdog.deadline = INF
-            return _fault_kind(exc), _describe(exc), clock() - start
+            return kind, message, clock() - start
         return "ok", value, clock() - start
 
     def act(self, bot, observation) -> tuple[str, object, float]:
         legal = list(observation.legal_actions)  # the bot may change the one it is given
         watchdog = self.watchdog
         clock = time.perf_counter
-        answer = legal  # a sentinel: no answer yet
+        answer = _NO_ANSWER
         start = clock()
         watchdog.deadline = start + self.move_time
         try:
             answer = bot.act(observation)
             index = legal.index(answer)
             watchdog.deadline = INF
-        except MoveTimeout:
-            watchdog.deadline = INF
-            return "timeout", f"no answer within {self.move_time:g} s", clock() - start
-        except ValueError as exc:
-            watchdog.deadline = INF
-            if answer is legal:
-                return "exception", _describe(exc), clock() - start
-            return "illegal", f"{_safe_repr(answer)} is not a legal action", clock() - start
         except BaseException as exc:
+            kind, message = classify(exc, answer, self.move_time)
             watchdog.deadline = INF
-            return _fault_kind(exc), _describe(exc), clock() - start
+            return kind, message, clock() - start
         seconds = clock() - start
         if seconds > self.move_time:
             return (
@@ -137,7 +125,7 @@ class Host:
                     status, value, seconds = self.act(bot, command[2])
                     self.reply(status, value, seconds)
                     if status != "ok":
-                        self.watchdog.reinstall()
+                        self.watchdog.restore()
                 elif op == "new":
                     _, key, seed, info = command
                     status, bot, seconds = self.timed(self.spec.create)
@@ -173,6 +161,7 @@ def _limit_memory(limit: int) -> None:
 
 def main() -> None:
     config = json.loads(os.environ.pop(CONFIG_ENV))
+    die_with_parent()
     command_fd = int(config["command_fd"])
     # The bot's prints must not reach the reply pipe, nor the run's own output.
     os.dup2(2, 1)
@@ -183,9 +172,8 @@ def main() -> None:
     try:
         host = Host(config)
     except BaseException as exc:
-        os.write(
-            int(config["reply_fd"]), (json.dumps(["broken", _describe(exc), 0]) + "\n").encode()
-        )
+        message = json.dumps([["broken", _describe(exc), 0]])
+        os.write(int(config["reply_fd"]), (message + "\n").encode())
         return
     _limit_memory(int(config.get("memory", 0)))
     host.reply("ready", None, 0.0)

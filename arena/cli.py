@@ -148,7 +148,7 @@ def run(
     rotations replay the same deal). Rerunning an interrupted command continues it.
     """
     from .isolation import IsolationError
-    from .leaderboard import FORMATS, render
+    from .leaderboard import FORMATS
     from .planning import PlanError, build_tournament
     from .progress import Progress
     from .store import StoreError
@@ -260,8 +260,19 @@ def run(
         )
         store.close()
         raise typer.Exit(code=130)
-    typer.echo(render(store, [p.game for p in tournament.plans], fmt))
+    _print_tables(store, [p.game for p in tournament.plans], fmt)
     store.close()
+
+
+def _print_tables(store, games: list[str], fmt: str, head_to_head: bool = False) -> None:
+    from .leaderboard import render
+    from .store import StoreError
+
+    try:
+        typer.echo(render(store, games, fmt, head_to_head=head_to_head))
+    except StoreError as exc:
+        store.close()
+        raise fail(str(exc)) from None
 
 
 def _tournament_from_identity(config: dict):
@@ -318,7 +329,7 @@ def leaderboard(
     db: DbPath = None,
 ) -> None:
     """Print the leaderboard tables (one per game), sorted by the conservative score μ − 3σ."""
-    from .leaderboard import FORMATS, render
+    from .leaderboard import FORMATS
     from .tournament import default_db
 
     if fmt not in FORMATS:
@@ -336,7 +347,13 @@ def leaderboard(
         typer.echo(f"{db_path}: every result and rating deleted", err=True)
         return
     store = _open_store(db_path, create=False)
-    known = store.rated_games()
+    from .store import StoreError
+
+    try:
+        known = store.rated_games()
+    except StoreError as exc:
+        store.close()
+        raise fail(str(exc)) from None
     if game:
         from .games import BUILTIN_GAMES
 
@@ -351,7 +368,7 @@ def leaderboard(
     if not known:
         typer.echo(f"{db_path}: no games played yet; run `arena run --games 1000`", err=True)
     else:
-        typer.echo(render(store, known, fmt, head_to_head=head_to_head))
+        _print_tables(store, known, fmt, head_to_head)
     store.close()
 
 

@@ -144,7 +144,10 @@ class BotProcess:
         return int.from_bytes(self.progress[0:8], "little")
 
     def death(self) -> str:
-        code = self.process.poll()
+        try:
+            code = self.process.wait(timeout=0.5)  # its pipe closed: it is ending
+        except subprocess.TimeoutExpired:
+            code = None
         if code is None:
             return "it stopped answering"
         if code < 0:
@@ -204,6 +207,7 @@ class IsolatedPlayer:
         self.cpu = cpu
         self.limit = move_time + grace_for(move_time)
         self.processes: dict[str, BotProcess] = {}
+        self.broken: dict[str, str] = {}  # bots that cannot start in a process of their own
 
     def close(self) -> None:
         for process in self.processes.values():
@@ -211,15 +215,21 @@ class IsolatedPlayer:
         self.processes.clear()
 
     def _process(self, name: str, runs: list[_Run]) -> BotProcess:
+        if name in self.broken:
+            raise IsolationError(self.broken[name])
         process = self.processes.get(name)
         if process is not None and process.process.poll() is not None:
             # Died while we were busy elsewhere: blame what it was on, if anything.
             self._failed(name, process, "crash", runs)
             process = None
         if process is None:
-            process = self.processes[name] = BotProcess(
-                self.registry.bots[name], self.move_time, self.memory, self.cpu
-            )
+            try:
+                process = self.processes[name] = BotProcess(
+                    self.registry.bots[name], self.move_time, self.memory, self.cpu
+                )
+            except IsolationError as exc:
+                self.broken[name] = str(exc)
+                raise
         return process
 
     def _start(self, run: _Run) -> None:
@@ -290,7 +300,15 @@ class IsolatedPlayer:
                 self._next_commands(run, batches)
         now = time.monotonic()
         for name, entries in batches.items():
-            process = self._process(name, runs)
+            try:
+                process = self._process(name, runs)
+            except IsolationError as exc:
+                # A bot that cannot even start alone: every seat of it forfeits from the start.
+                for run, _, seat, attempt, _ in entries:
+                    if run.attempt == attempt:
+                        run.forfeits[seat] = SeatForfeit(0, "crash", str(exc))
+                        self._restart(run)
+                continue
             if not process.expected:
                 process.last_progress = now
             # The attempt is the one the command was made for: a game may have been restarted

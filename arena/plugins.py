@@ -8,13 +8,16 @@ Set ``ARENA_TRACE_PLUGINS=1`` to print every file and hook as it is loaded.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import hashlib
 import importlib.metadata
 import importlib.util
 import inspect
 import os
+import signal
 import sys
+import threading
 import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -217,9 +220,8 @@ class _Loader:
                 function(
                     register=lambda *a, **kw: pending.append(register(source, origin, *a, **kw))
                 )
-            except KeyboardInterrupt:
-                raise
             except BaseException as exc:
+                _reraise_real_interrupt(exc)
                 self.error(source, f"{name} raised {_one_line(exc)}{_where(exc, source)}")
                 pending.clear()
                 continue
@@ -273,6 +275,37 @@ class _Loader:
                 _trace(f"{source}: game {spec.name}")
 
 
+_real_interrupt = False
+
+
+def _reraise_real_interrupt(exc: BaseException) -> None:
+    """A Ctrl-C from the person stops loading; a KeyboardInterrupt raised by a bot file does not."""
+    if isinstance(exc, KeyboardInterrupt) and _real_interrupt:
+        raise exc
+
+
+@contextlib.contextmanager
+def _loading_guard():
+    """While plugins load: their prints go to stderr (stdout may carry JSON), and a real Ctrl-C
+    is told apart from a KeyboardInterrupt raised by plugin code."""
+    global _real_interrupt
+    _real_interrupt = False
+
+    def on_interrupt(signum, frame):
+        global _real_interrupt
+        _real_interrupt = True
+        raise KeyboardInterrupt
+
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, on_interrupt) if in_main else None
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        if in_main:
+            signal.signal(signal.SIGINT, previous)
+
+
 def load_registry(
     bots_dir: str | Path | Sequence[str | Path] | None = None,
     entry_points: bool = True,
@@ -281,6 +314,11 @@ def load_registry(
     ``default_bots_dirs()``) and every ``arena`` entry point."""
     from . import builtin_plugins
 
+    with _loading_guard():
+        return _load_registry(bots_dir, entry_points, builtin_plugins)
+
+
+def _load_registry(bots_dir, entry_points: bool, builtin_plugins) -> Registry:
     registry = Registry()
     loader = _Loader(registry)
     loader.add_plugin(builtin_plugins, "arena (bundled)")
@@ -299,8 +337,7 @@ def load_registry(
         try:
             module = _import_file(path)
         except BaseException as exc:  # a bot file may even call sys.exit() at import
-            if isinstance(exc, KeyboardInterrupt):
-                raise
+            _reraise_real_interrupt(exc)
             loader.error(source, f"failed to import: {_one_line(exc)}{_where(exc, source)}")
             continue
         loader.add_plugin(module, source, ("file", str(path.resolve())))
@@ -310,8 +347,7 @@ def load_registry(
             try:
                 plugin = ep.load()
             except BaseException as exc:
-                if isinstance(exc, KeyboardInterrupt):
-                    raise
+                _reraise_real_interrupt(exc)
                 loader.error(source, f"failed to import: {_one_line(exc)}")
                 continue
             loader.add_plugin(plugin, source, ("entry-point", ep.name))

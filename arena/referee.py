@@ -154,6 +154,20 @@ def _check_interrupt(exc: BaseException) -> None:
         raise UserInterrupt() from None
 
 
+def classify(exc: BaseException, answer: Any, move_time: float) -> tuple[str, str]:
+    """The fault kind and message of what a bot's call raised (``answer``: what it returned,
+    ``_NO_ANSWER`` if nothing). Call it while the deadline is still armed: describing an exception
+    runs the bot's own ``__str__``, which may never return."""
+    try:
+        if isinstance(exc, MoveTimeout):
+            return "timeout", f"no answer within {move_time:g} s"
+        if isinstance(exc, ValueError) and answer is not _NO_ANSWER:
+            return "illegal", f"{_safe_repr(answer)} is not a legal action"
+        return ("memory" if isinstance(exc, MemoryError) else "exception"), _describe(exc)
+    except BaseException:
+        return "exception", f"{type(exc).__name__} (its message could not be read)"
+
+
 def _call_timed(watchdog, move_time: float, function, argument) -> tuple[str | None, Any, float]:
     """Run ``function(argument)`` under the time limit -> (fault kind or None, value, seconds)."""
     clock = time.perf_counter
@@ -162,13 +176,11 @@ def _call_timed(watchdog, move_time: float, function, argument) -> tuple[str | N
     try:
         value = function(argument)
         watchdog.deadline = INF
-    except MoveTimeout:
-        watchdog.deadline = INF
-        return "timeout", f"no answer within {move_time:g} s", clock() - start
     except BaseException as exc:
+        kind, message = classify(exc, _NO_ANSWER, move_time)
         watchdog.deadline = INF
         _check_interrupt(exc)
-        return "exception", _describe(exc), clock() - start
+        return kind, message, clock() - start
     seconds = clock() - start
     if seconds > move_time:
         return "timeout", f"answered after {seconds:.3f} s (limit {move_time:g} s)", seconds
@@ -220,8 +232,12 @@ def play_game(
     keep_record: bool = False,
     forfeits: dict[int, SeatForfeit] | None = None,
     tracker: Any = None,
+    seat_move_time: dict[int, float] | None = None,
 ) -> GameOutcome:
     """Play one game. ``bots`` holds one zero-argument factory per seat (usually ``BotSpec.create``).
+
+    ``seat_move_time`` overrides ``move_time`` for some seats (``arena play``: a person has no
+    time limit, ``{seat: math.inf}``).
 
     ``tracker``, when given, is told ``enter(seat, decision)`` before and ``leave()`` after every
     call into bot code, so that a process watching this one knows who was playing if it dies.
@@ -239,6 +255,9 @@ def play_game(
     times: list[float] | None = [] if keep_record else None
     indices: list[int] = []
     forfeits = forfeits or {}
+    limits = [move_time] * n
+    for seat, limit in (seat_move_time or {}).items():
+        limits[seat] = limit
     # Forfeits during play, by decision number: one int comparison per decision finds them.
     pending = {f.decision: (seat, f) for seat, f in forfeits.items() if f.decision > 0}
     next_forfeit = min(pending, default=-2)
@@ -251,7 +270,7 @@ def play_game(
             continue
         if tracker is not None:
             tracker.enter(seat, 0)
-        _seat_up(game, seat, factory, seed, move_time, watchdog, seats, players, acts)
+        _seat_up(game, seat, factory, seed, limits[seat], watchdog, seats, players, acts)
         if tracker is not None:
             tracker.leave()
 
@@ -280,44 +299,35 @@ def play_game(
         if tracker is not None:
             tracker.enter(player, decision)
         answer = _NO_ANSWER
+        limit = limits[player]
         start = clock()
-        watchdog.deadline = start + move_time
+        watchdog.deadline = start + limit
         try:
             answer = acts[player](observation)
             # Inside the timer: a hostile __eq__ could loop forever.
             index = legal.index(answer)
             watchdog.deadline = INF
-        except MoveTimeout:
-            watchdog.deadline = INF
-            index = None
-            seats.fault(player, decision, "timeout", f"no answer within {move_time:g} s")
-        except ValueError as exc:
-            watchdog.deadline = INF
-            index = None
-            if answer is _NO_ANSWER:
-                seats.fault(player, decision, "exception", _describe(exc))
-            else:
-                seats.fault(
-                    player, decision, "illegal", f"{_safe_repr(answer)} is not a legal action"
-                )
         except BaseException as exc:
+            kind, message = classify(exc, answer, limit)
             watchdog.deadline = INF
             _check_interrupt(exc)
             index = None
-            seats.fault(player, decision, "exception", _describe(exc))
+            seats.fault(player, decision, kind, message)
         elapsed = clock() - start
         if tracker is not None:
             tracker.leave()
-        if index is not None and elapsed > move_time:
+            # Watched closely: whatever a bot did to the alarm is undone before the next one.
+            watchdog.restore()
+        if index is not None and elapsed > limit:
             index = None
             seats.fault(
                 player,
                 decision,
                 "timeout",
-                f"answered after {elapsed:.3f} s (limit {move_time:g} s)",
+                f"answered after {elapsed:.3f} s (limit {limit:g} s)",
             )
         if index is None:
-            watchdog.reinstall()
+            watchdog.restore()
             index = fallback.choose(len(legal))
         if times is not None:
             times.append(elapsed)
@@ -334,7 +344,7 @@ def play_game(
         else:
             if tracker is not None:
                 tracker.enter(seat, -1)
-            kind, message, _ = _call_timed(watchdog, move_time, bot.end, result)
+            kind, message, _ = _call_timed(watchdog, limits[seat], bot.end, result)
             if tracker is not None:
                 tracker.leave()
         if kind is not None:

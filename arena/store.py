@@ -121,6 +121,7 @@ class Store:
             self.db.execute("PRAGMA foreign_keys = ON")
             self._check_and_create()
             if create:
+                self._check_intact()
                 self._check_writable()
                 # WAL: a commit costs no fsync of the whole file, and a killed process loses
                 # nothing that was committed.
@@ -168,6 +169,14 @@ class Store:
         except BaseException:
             db.execute("ROLLBACK")
             raise
+
+    def _check_intact(self) -> None:
+        """A damaged file is found before a run writes to it, not after its games are played."""
+        row = self.db.execute("PRAGMA quick_check(1)").fetchone()
+        if row is None or row[0] != "ok":
+            raise StoreError(
+                f"{self.path}: the database is damaged ({row[0] if row else 'no answer'}); use --db"
+            )
 
     def _check_writable(self) -> None:
         """Fail now, not after the first game, if the file cannot be written."""
@@ -381,6 +390,73 @@ class Store:
                 (game,),
             ).fetchall()
         )
+
+    # --- single games (``arena history``, ``arena replay``) ---------------------------------------
+    def recent_games(
+        self,
+        bot: str | None = None,
+        game: str | None = None,
+        run_id: int | None = None,
+        limit: int = 20,
+    ) -> list[dict]:
+        """The latest stored games, newest first, with their seats; optionally filtered."""
+        where, args = [], []
+        if game is not None:
+            where.append("g.game = ?")
+            args.append(game)
+        if run_id is not None:
+            where.append("g.run_id = ?")
+            args.append(run_id)
+        if bot is not None:
+            where.append("EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id AND s.bot = ?)")
+            args.append(bot)
+        sql = (
+            "SELECT g.id FROM games g"
+            + (" WHERE " + " AND ".join(where) if where else "")
+            + " ORDER BY g.id DESC LIMIT ?"
+        )
+        ids = [r[0] for r in self._guard(lambda: self.db.execute(sql, (*args, limit)).fetchall())]
+        return [self.stored_game(i) for i in ids]
+
+    def stored_game(self, game_id: int) -> dict | None:
+        """One stored game: its row (``record`` the compact blob or None), seats and faults."""
+
+        def read():
+            row = self.db.execute(
+                "SELECT id, run_id, game, idx, board, seed, players, decisions, seconds, finished,"
+                " record FROM games WHERE id = ?",
+                (game_id,),
+            ).fetchone()
+            if row is None:
+                return None
+            keys = ("id", "run_id", "game", "idx", "board", "seed", "players", "decisions",
+                    "seconds", "finished", "record")  # fmt: skip
+            info = dict(zip(keys, row, strict=True))
+            info["seats"] = [
+                dict(zip(("seat", "bot", "score", "rank", "faults", "forfeit"), r, strict=True))
+                for r in self.db.execute(
+                    "SELECT seat, bot, score, rank, faults, forfeit FROM seats WHERE game_id = ?"
+                    " ORDER BY seat",
+                    (game_id,),
+                )
+            ]
+            info["fault_log"] = [
+                dict(zip(("seat", "decision", "kind", "message"), r, strict=True))
+                for r in self.db.execute(
+                    "SELECT seat, decision, kind, message FROM faults WHERE game_id = ?"
+                    " ORDER BY rowid",
+                    (game_id,),
+                )
+            ]
+            return info
+
+        return self._guard(read)
+
+    def run_config(self, run_id: int) -> dict | None:
+        row = self._guard(
+            lambda: self.db.execute("SELECT config FROM runs WHERE id = ?", (run_id,)).fetchone()
+        )
+        return json.loads(row[0]) if row else None
 
     def reset(self) -> None:
         def wipe():

@@ -71,6 +71,16 @@ class Watchdog:
         if self.enabled and signal.getsignal(signal.SIGALRM) != self._on_alarm:
             signal.signal(signal.SIGALRM, self._on_alarm)
 
+    def restore(self) -> None:
+        """Our handler back and SIGALRM unblocked: after a bot that may have switched them off.
+
+        Too costly for every decision (a few µs); done at every game's start, after every fault,
+        and after every call when a game is replayed to find a culprit.
+        """
+        if self.enabled:
+            self.reinstall()
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGALRM])
+
 
 _watchdog: Watchdog | None = None
 
@@ -90,5 +100,5 @@ def get_watchdog(move_time: float) -> Watchdog:
         _watchdog = Watchdog(tick)
     _watchdog.tick = min(_watchdog.tick, tick)
     _watchdog.grace = grace_for(move_time)
-    _watchdog.reinstall()
+    _watchdog.restore()
     return _watchdog

@@ -48,8 +48,24 @@ class _Task:
     forfeits: dict[int, dict[int, SeatForfeit]] = field(default_factory=dict)
 
 
+def die_with_parent() -> None:
+    """Ask Linux to kill this process when its parent dies (a ``kill -9`` of the run leaves no
+    orphans behind). Elsewhere a no-op: orphans then end when their pipes close."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_pdeathsig = 1
+        libc.prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() == 1:  # the parent died before we asked
+        os._exit(1)
+
+
 def _quiet_child() -> None:
     """Common set-up of every child: Ctrl-C is the parent's business; bots print to stderr."""
+    die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         os.dup2(2, 1)
