@@ -174,9 +174,8 @@ class Store:
         """A damaged file is found before a run writes to it, not after its games are played."""
         row = self.db.execute("PRAGMA quick_check(1)").fetchone()
         if row is None or row[0] != "ok":
-            raise StoreError(
-                f"{self.path}: the database is damaged ({row[0] if row else 'no answer'}); use --db"
-            )
+            detail = " ".join(str(row[0]).replace("*", "").split()) if row else "no answer"
+            raise StoreError(f"{self.path}: the database is damaged ({detail}); use --db")
 
     def _check_writable(self) -> None:
         """Fail now, not after the first game, if the file cannot be written."""
