@@ -418,6 +418,26 @@ def games(bots_dir: BotsDir = None) -> None:
         typer.echo(f"failed: {error}")
 
 
+@app.command("new-bot")
+def new_bot(
+    name: Annotated[str, typer.Argument(help="The bot's name on the leaderboard, e.g. my-bot.")],
+    game: Annotated[str, typer.Option("--game", "-g", help="The game it plays.")],
+    bots_dir: Annotated[
+        Path | None, typer.Option("--bots-dir", help="Where to write it [default: ./bots].")
+    ] = None,
+) -> None:
+    """Write bots/NAME.py: a commented bot for GAME that loads and plays legally at once."""
+    from .plugins import default_bots_dirs, load_registry
+    from .scaffold import ScaffoldError, write_bot_file
+
+    folder = bots_dir or default_bots_dirs()[0]
+    try:
+        path = write_bot_file(name, game, folder, registry=load_registry(folder))
+    except ScaffoldError as exc:
+        raise fail(str(exc)) from None
+    typer.echo(f"wrote {path}; try: arena run --bots {name},random --games 200")
+
+
 @app.command()
 def bench(
     games: Annotated[

@@ -746,3 +746,19 @@ def test_default_bots_folder_is_bots_of_the_working_directory(cli, tmp_path):
         "first",
         "td-only",
     }
+
+
+def test_new_bot_writes_a_bot_that_loads_and_plays(cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    made = cli("new-bot", "my-bot", "--game", "twenty-down")
+    assert made.exit_code == 0, made.output
+    assert (tmp_path / "bots" / "my_bot.py").exists()
+    (tmp_path / "bots" / "random_bot.py").write_text(
+        (REPO / "bots" / "random_bot.py").read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    played = cli("run", "--bots", "my-bot,random", "--games", 4, "-j", 1, "-q", "--format", "json")
+    assert played.exit_code == 0, played.output
+    rows = {r["bot"]: r for r in json.loads(played.stdout)["twenty-down"]}
+    assert rows["my-bot"]["games"] == 4 and rows["my-bot"]["faults"] == 0
+    again = cli("new-bot", "my-bot", "--game", "td")
+    assert again.exit_code == 2 and "already exists" in again.stderr
