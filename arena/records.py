@@ -3,8 +3,8 @@
 The referee already knows, for every decision, the index of the chosen action in the legal
 actions the engine listed. Stored, a game is a small header (game, parameters, seed, bots, faults,
 the numbers drawn), the card order of every shuffle (one byte a card), one byte per decision and
-two bytes of timing, all zlib-compressed with a preset dictionary: about 450 bytes for a game of
-Twenty Down and 650 for How Low Can You Go? between the bundled bots. ``expand`` turns that back
+two bytes of timing, all zlib-compressed with a preset dictionary: about 410 bytes for a game of
+Twenty Down and 560 for How Low Can You Go? between the bundled bots. ``expand`` turns that back
 into the full, self-contained JSON record (every chance event named, every action spelt out with
 its seat, the result; docs/records.md) by re-running it through the engine, which also re-checks
 it: the engine asks for the chance events in its own order and is served them from the record.

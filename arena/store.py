@@ -451,12 +451,6 @@ class Store:
 
         return self._guard(read)
 
-    def run_config(self, run_id: int) -> dict | None:
-        row = self._guard(
-            lambda: self.db.execute("SELECT config FROM runs WHERE id = ?", (run_id,)).fetchone()
-        )
-        return json.loads(row[0]) if row else None
-
     def reset(self) -> None:
         def wipe():
             db = self.db
