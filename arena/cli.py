@@ -391,6 +391,32 @@ def bots(bots_dir: BotsDir = None) -> None:
         typer.echo("no bots loaded (put bot files in ./bots or use --bots-dir)")
     for error in registry.errors:
         typer.echo(f"failed: {error}")
+    folders = [bots_dir] if isinstance(bots_dir, Path | str) else list(bots_dir or [])
+    from .plugins import default_bots_dirs
+
+    for folder, unloaded in _unloaded_subfolders(folders or default_bots_dirs()):
+        typer.echo(
+            f"not loaded: {unloaded}/ holds bot files (only files directly in a bots folder "
+            f"are loaded); add them with --bots-dir {folder} --bots-dir {unloaded}"
+        )
+
+
+def _unloaded_subfolders(folders: list) -> list[tuple[Path, Path]]:
+    """(folder, sub-folder) for each sub-folder of a bots folder with ``*.py`` files in it that is
+    not itself loaded: e.g. the bundled search bots in ``bots/search/``."""
+    loaded = {Path(f).resolve() for f in folders}
+    found = []
+    for folder in map(Path, folders):
+        try:
+            subs = sorted(p for p in folder.iterdir() if p.is_dir())
+        except OSError:
+            continue
+        for sub in subs:
+            if sub.name[0] in "._" or sub.resolve() in loaded:
+                continue
+            if any(f.name[0] != "_" for f in sub.glob("*.py")):
+                found.append((folder, sub))
+    return found
 
 
 @app.command()

@@ -362,7 +362,9 @@ def test_players_option_overrides_the_tournament_file(cli, bots_dir, tmp_path):
 )
 def test_repository_tournament_files_parse_plan_and_run(cli, path, tmp_path):
     loaded = load_tournament_file(path)
-    registry = load_registry(REPO / "bots", entry_points=False)
+    folders = loaded.settings.get("bots_dir", ["bots"])  # relative to the checkout
+    folders = [REPO / f for f in ([folders] if isinstance(folders, str) else folders)]
+    registry = load_registry(folders, entry_points=False)
     assert registry.errors == []
     tournament = build_tournament(
         registry,
@@ -376,7 +378,8 @@ def test_repository_tournament_files_parse_plan_and_run(cli, path, tmp_path):
         assert len(plan.bots) >= 2 and all(b in registry.bots for b in plan.bots)
     db = tmp_path / "repo-file.db"
     options = "--games 2 -j 1 -q --format json".split()
-    result = ok(cli("run", path, *options, "--db", db, "--bots-dir", REPO / "bots"))
+    bots_dirs = [arg for folder in folders for arg in ("--bots-dir", folder)]
+    result = ok(cli("run", path, *options, "--db", db, *bots_dirs))
     assert set(json.loads(result.stdout)) == {p.game for p in tournament.plans}
     assert count_games(db) == 2 * len(tournament.plans)
 
@@ -661,6 +664,7 @@ def test_arena_console_script_is_installed():
 INTERRUPTER = '''
 import os
 import signal
+import time
 
 import arena
 
@@ -676,6 +680,7 @@ class Interrupter(arena.Bot):
     def act(self, observation):
         CALLS[0] += 1
         if CALLS[0] == int(os.environ.get("ARENA_TEST_SIGINT_AT", "0")):
+            time.sleep(0.3)  # the parent has the earlier games' outcomes by then, even when busy
             os.kill(os.getppid(), signal.SIGINT)
         legal = observation.legal_actions
         return legal[self.rng.randrange(len(legal))]

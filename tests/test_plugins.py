@@ -608,3 +608,19 @@ def test_plugin_that_registers_a_bundled_game_name_again_is_a_load_error(bots_di
         (str(bots_dir / "zz_dup_game.py"), "game name 'twenty-down' is already registered")
     ]
     assert set(registry.bots) == STANDARD_NAMES
+
+
+def test_bots_command_points_at_subfolders_it_does_not_load(cli, tmp_path):
+    """Like the bundled bots/search/: bot files one level down are named, with how to add them."""
+    folder = write_bots(tmp_path / "bots", {"random_bot.py": RANDOM_BOT})
+    write_bots(folder / "extra", {"cautious.py": CAUTIOUS})
+    write_bots(folder / "_private", {"cautious.py": CAUTIOUS})
+
+    alone = cli("bots", "--bots-dir", folder)
+    assert alone.exit_code == 0, alone.output
+    hints = [line for line in alone.stdout.splitlines() if line.startswith("not loaded:")]
+    assert len(hints) == 1 and "extra" in hints[0] and "cautious" not in alone.stdout
+    assert f"--bots-dir {folder} --bots-dir {folder / 'extra'}" in hints[0]
+
+    both = cli("bots", "--bots-dir", folder, "--bots-dir", folder / "extra")
+    assert "cautious" in both.stdout and "not loaded" not in both.stdout
