@@ -24,6 +24,10 @@ class ScheduledGame:
     seats: tuple[str, ...]
     board: int  # games with the same board share the seed (duplicate format)
 
+    def __reduce__(self):
+        # Sent to the workers by the thousand: the dataclass's own pickling calls fields() per object.
+        return ScheduledGame, (self.index, self.game, self.seed, self.seats, self.board)
+
 
 def groups(bots: list[str], table_size: int) -> list[tuple[str, ...]]:
     if len(bots) >= table_size:

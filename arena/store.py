@@ -14,6 +14,7 @@ import sqlite3
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
 
 from .referee import GameOutcome
@@ -262,45 +263,52 @@ class Store:
             db.execute("BEGIN IMMEDIATE")
             try:
                 now = time.time()
+                # The ids SQLite would give one by one (max + 1), given here so that every table
+                # is written with one executemany.
+                game_id = db.execute("SELECT COALESCE(MAX(id), 0) FROM games").fetchone()[0]
+                game_rows = []
                 seat_rows = []
                 placing_rows = []
                 fault_rows = []
                 for index, board, outcome, placings in items:
-                    blob = outcome.record
-                    game_id = db.execute(
-                        "INSERT INTO games(run_id, game, idx, board, seed, players, decisions,"
-                        " seconds, finished, record) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                    game_id += 1
+                    bots = outcome.bots
+                    game_rows.append(
                         (
+                            game_id,
                             run_id,
                             outcome.game,
                             index,
                             board,
                             outcome.seed,
-                            len(outcome.bots),
+                            len(bots),
                             outcome.decisions,
                             outcome.seconds,
                             now,
-                            blob,
-                        ),
-                    ).lastrowid
-                    for seat, bot in enumerate(outcome.bots):
-                        seat_rows.append(
-                            (
-                                game_id,
-                                seat,
-                                bot,
-                                outcome.scores[seat],
-                                outcome.ranks[seat],
-                                outcome.faults[seat],
-                                int(outcome.forfeits[seat]),
-                            )
+                            outcome.record,
                         )
-                    for bot, place in placings.items():
-                        placing_rows.append((game_id, outcome.game, bot, place))
+                    )
+                    seat_rows += zip(
+                        repeat(game_id),
+                        range(len(bots)),
+                        bots,
+                        outcome.scores,
+                        outcome.ranks,
+                        outcome.faults,
+                        map(int, outcome.forfeits),
+                    )
+                    placing_rows += zip(
+                        repeat(game_id), repeat(outcome.game), placings, placings.values()
+                    )
                     for fault in outcome.fault_log:
                         fault_rows.append(
                             (game_id, fault.seat, fault.decision, fault.kind, fault.message)
                         )
+                db.executemany(
+                    "INSERT INTO games(id, run_id, game, idx, board, seed, players, decisions,"
+                    " seconds, finished, record) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                    game_rows,
+                )
                 db.executemany("INSERT INTO seats VALUES (?,?,?,?,?,?,?)", seat_rows)
                 db.executemany("INSERT INTO placings VALUES (?,?,?,?)", placing_rows)
                 if fault_rows:
