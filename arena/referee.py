@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass, field
+from operator import call
 from typing import Any
 
 from .games.base import Game, GameResult
@@ -192,7 +193,7 @@ def _call_timed(watchdog, move_time: float, function, argument) -> tuple[str | N
 
 def _seat_up(game, seat, factory, seed, move_time, watchdog, seats, players, acts) -> None:
     """Create the bot of one seat and call its start(); any failure is a fault."""
-    kind, bot, _ = _call_timed(watchdog, move_time, lambda f: f(), factory)
+    kind, bot, _ = _call_timed(watchdog, move_time, call, factory)
     if kind is not None:
         seats.fault(seat, 0, kind, f"could not be created: {bot}")
         seats.forfeited[seat] = True
@@ -279,13 +280,18 @@ def play_game(
 
     forfeited = seats.forfeited
     clock = time.perf_counter
+    # Bound once: the loop below runs for every decision of every game.
+    current_player = state.current_player
+    legal_actions = state.legal_actions
+    observe = state.observation
+    apply_legal = state.apply_legal
     decision = 0
     while True:
-        player = state.current_player()
+        player = current_player()
         if player < 0:
             break
         decision += 1
-        legal = state.legal_actions()
+        legal = legal_actions()
         if decision == next_forfeit:
             seat, forfeit = pending.pop(decision)
             next_forfeit = min(pending, default=-2)
@@ -296,9 +302,9 @@ def play_game(
             if times is not None:
                 times.append(0.0)
                 indices.append(index)
-            state.apply_legal(index)
+            apply_legal(index)
             continue
-        observation = state.observation(player)
+        observation = observe(player)
         if tracker is not None:
             tracker.enter(player, decision)
         answer = _NO_ANSWER
@@ -335,7 +341,7 @@ def play_game(
         if times is not None:
             times.append(elapsed)
             indices.append(index)
-        state.apply_legal(index)
+        apply_legal(index)
 
     result = state.result()
     for seat, bot in enumerate(players):
@@ -355,11 +361,14 @@ def play_game(
             seats.faults[seat] += 1
             seats.log.append(Fault(seat, -1, kind, f"in end(): {message}"))
 
-    return _outcome(state, names, seed, seats, decision, clock() - began, indices, times)
+    return _outcome(state, names, seed, seats, decision, clock() - began, indices, times, result)
 
 
-def _outcome(state, names, seed, seats: _Seats, decisions, seconds, indices, times) -> GameOutcome:
-    result = state.result()
+def _outcome(
+    state, names, seed, seats: _Seats, decisions, seconds, indices, times, result=None
+) -> GameOutcome:
+    if result is None:
+        result = state.result()
     record = None
     if times is not None:
         record = pack(state, tuple(names), [f.to_json() for f in seats.log], indices, times)
