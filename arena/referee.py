@@ -280,18 +280,13 @@ def play_game(
 
     forfeited = seats.forfeited
     clock = time.perf_counter
-    # Bound once: the loop below runs for every decision of every game.
-    current_player = state.current_player
-    legal_actions = state.legal_actions
-    observe = state.observation
-    apply_legal = state.apply_legal
     decision = 0
     while True:
-        player = current_player()
+        player = state.current_player()
         if player < 0:
             break
         decision += 1
-        legal = legal_actions()
+        legal = state.legal_actions()
         if decision == next_forfeit:
             seat, forfeit = pending.pop(decision)
             next_forfeit = min(pending, default=-2)
@@ -302,9 +297,9 @@ def play_game(
             if times is not None:
                 times.append(0.0)
                 indices.append(index)
-            apply_legal(index)
+            state.apply_legal(index)
             continue
-        observation = observe(player)
+        observation = state.observation(player)
         if tracker is not None:
             tracker.enter(player, decision)
         answer = _NO_ANSWER
@@ -341,7 +336,7 @@ def play_game(
         if times is not None:
             times.append(elapsed)
             indices.append(index)
-        apply_legal(index)
+        state.apply_legal(index)
 
     result = state.result()
     for seat, bot in enumerate(players):

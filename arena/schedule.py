@@ -25,7 +25,7 @@ class ScheduledGame:
     board: int  # games with the same board share the seed (duplicate format)
 
     def __reduce__(self):
-        # Sent to the workers by the thousand: the dataclass's own pickling calls fields() per object.
+        # Sent to the workers by the thousand: a dataclass's own pickling calls fields() each time.
         return ScheduledGame, (self.index, self.game, self.seed, self.seats, self.board)
 
 

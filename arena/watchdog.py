@@ -101,17 +101,12 @@ def grace_for(move_time: float) -> float:
 def get_watchdog(move_time: float) -> Watchdog:
     """The process's watchdog, ticking often enough for ``move_time``."""
     global _watchdog
-    watchdog = _watchdog
     tick = max(0.002, min(0.05, move_time / 20))
+    in_main = threading.current_thread() is threading.main_thread()
     # A forked worker inherits the object but not the thread.
-    if (
-        watchdog is None
-        or watchdog.pid != os.getpid()
-        or (not watchdog.enabled and threading.current_thread() is threading.main_thread())
-    ):
-        watchdog = _watchdog = Watchdog(tick)
-    if tick < watchdog.tick:
-        watchdog.tick = tick
-    watchdog.grace = max(1.0, move_time)  # grace_for(move_time), called once per game
-    watchdog.restore()
-    return watchdog
+    if _watchdog is None or _watchdog.pid != os.getpid() or (not _watchdog.enabled and in_main):
+        _watchdog = Watchdog(tick)
+    _watchdog.tick = min(_watchdog.tick, tick)
+    _watchdog.grace = grace_for(move_time)
+    _watchdog.restore()
+    return _watchdog
