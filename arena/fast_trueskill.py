@@ -243,8 +243,20 @@ def rate_ratings(
     if settings is None:
         return [g[0] for g in env.rate([(r,) for r in ratings], ranks=ranks)]
     result = _rate(settings, [r.pi for r in ratings], [r.tau for r in ratings], ranks, env)
-    Rating = trueskill.Rating
-    return [Rating(mu, sigma) for mu, sigma in result]
+    new = []
+    for mu, sigma in result:
+        # Rating(mu, sigma) without its checks of other argument forms: the same two operations.
+        if sigma == 0:
+            raise ValueError("sigma**2 should be greater than 0")
+        rating = _new_rating(_Rating)
+        rating.pi = pi = sigma**-2
+        rating.tau = pi * mu
+        new.append(rating)
+    return new
+
+
+_Rating = trueskill.Rating
+_new_rating = object.__new__
 
 
 def _rate(settings, pis, taus, ranks, env):

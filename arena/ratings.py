@@ -88,10 +88,10 @@ class RatingTable:
         """Rate one game from ``{bot: place}`` (smaller is better). False if not rated."""
         if len(placings) < 2:
             return False
+        ratings = self.ratings
         bots = list(placings)
-        new = rate_ratings(self.env, [self.rating(b) for b in bots], [placings[b] for b in bots])
-        for bot, rating in zip(bots, new, strict=True):
-            self.ratings[bot] = rating
+        current = [ratings.get(b) or self.rating(b) for b in bots]
+        ratings.update(zip(bots, rate_ratings(self.env, current, list(placings.values()))))
         return True
 
     def states(self) -> dict[str, tuple[float, float, float, float]]:

@@ -22,6 +22,7 @@ import struct
 import zlib
 from collections import deque
 from collections.abc import Sequence
+from json.encoder import encode_basestring_ascii
 
 from .cards import CARDS
 from .games.base import Chance, Game, RecordError, State
@@ -84,6 +85,11 @@ def _bots(bots: tuple[str, ...]) -> str:
     return text
 
 
+def _json_text(seed) -> str:
+    # json.dumps of a str without JSONEncoder's Python layers (the same C function encodes it).
+    return encode_basestring_ascii(seed) if type(seed) is str else json.dumps(seed)
+
+
 def pack(
     state: State,
     bots: tuple[str, ...],
@@ -122,7 +128,7 @@ def pack(
     head = "".join(
         (
             _head_start(state.game),
-            json.dumps(state.chance.seed),
+            _json_text(state.chance.seed),
             ',"numbers":[',
             ",".join(numbers),
             '],"cards":',

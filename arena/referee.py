@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass, field
+from operator import call
 from typing import Any
 
 from .games.base import Game, GameResult
@@ -88,6 +89,9 @@ class GameOutcome:
 
     def placings(self) -> dict[str, float]:
         """Each distinct bot's place in this game: the mean rank of its seats."""
+        bots = self.bots
+        if len(set(bots)) == len(bots):  # one seat each (r / 1 is float(r))
+            return dict(zip(bots, map(float, self.ranks)))
         sums: dict[str, list[int]] = {}
         for bot, rank in zip(self.bots, self.ranks, strict=True):
             sums.setdefault(bot, []).append(rank)
@@ -189,7 +193,7 @@ def _call_timed(watchdog, move_time: float, function, argument) -> tuple[str | N
 
 def _seat_up(game, seat, factory, seed, move_time, watchdog, seats, players, acts) -> None:
     """Create the bot of one seat and call its start(); any failure is a fault."""
-    kind, bot, _ = _call_timed(watchdog, move_time, lambda f: f(), factory)
+    kind, bot, _ = _call_timed(watchdog, move_time, call, factory)
     if kind is not None:
         seats.fault(seat, 0, kind, f"could not be created: {bot}")
         seats.forfeited[seat] = True
@@ -352,11 +356,14 @@ def play_game(
             seats.faults[seat] += 1
             seats.log.append(Fault(seat, -1, kind, f"in end(): {message}"))
 
-    return _outcome(state, names, seed, seats, decision, clock() - began, indices, times)
+    return _outcome(state, names, seed, seats, decision, clock() - began, indices, times, result)
 
 
-def _outcome(state, names, seed, seats: _Seats, decisions, seconds, indices, times) -> GameOutcome:
-    result = state.result()
+def _outcome(
+    state, names, seed, seats: _Seats, decisions, seconds, indices, times, result=None
+) -> GameOutcome:
+    if result is None:
+        result = state.result()
     record = None
     if times is not None:
         record = pack(state, tuple(names), [f.to_json() for f in seats.log], indices, times)

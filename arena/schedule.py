@@ -24,6 +24,10 @@ class ScheduledGame:
     seats: tuple[str, ...]
     board: int  # games with the same board share the seed (duplicate format)
 
+    def __reduce__(self):
+        # Sent to the workers by the thousand: a dataclass's own pickling calls fields() each time.
+        return ScheduledGame, (self.index, self.game, self.seed, self.seats, self.board)
+
 
 def groups(bots: list[str], table_size: int) -> list[tuple[str, ...]]:
     if len(bots) >= table_size:
@@ -43,14 +47,16 @@ def round_robin(
     if not bots:
         return
     table_groups = groups(sorted(bots), table_size)
+    group_lineups = [lineups(group, table_size) for group in table_groups]  # the same every round
     index = 0
     board = 0
     for round_number in itertools.count():
         order = list(range(len(table_groups)))
-        random.Random(f"{seed}/{game}/round-{round_number}").shuffle(order)
+        if len(order) > 1:  # (seeding costs more than the rest of a round of one group)
+            random.Random(f"{seed}/{game}/round-{round_number}").shuffle(order)
         for g in order:
             board_seed = f"{seed}/{game}/{round_number}/{g}"
-            for lineup in lineups(table_groups[g], table_size):
+            for lineup in group_lineups[g]:
                 if index >= games:
                     return
                 yield ScheduledGame(index, game, board_seed, lineup, board)

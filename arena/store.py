@@ -14,6 +14,7 @@ import sqlite3
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import chain, repeat
 from pathlib import Path
 
 from .referee import GameOutcome
@@ -104,6 +105,27 @@ def _explain(exc: sqlite3.Error, path: Path) -> str:
     if "unable to open" in text:
         return f"{path}: cannot open the database file (check the folder exists and is writable)"
     return f"{path}: database error: {text}"
+
+
+_GAME_COLUMNS = "id, run_id, game, idx, board, seed, players, decisions, seconds, finished, record"
+_ROWS_PER_INSERT = 200
+
+
+def _insert(db: sqlite3.Connection, table: str, columns: int | str, values: list) -> None:
+    """Insert rows given as one flat list of values, many rows per statement: SQLite runs one
+    statement per row of ``executemany`` and seeks its tables and indexes again for each."""
+    names = ""
+    if isinstance(columns, str):
+        names = f"({columns})"
+        columns = columns.count(",") + 1
+    row = "(" + ",".join("?" * columns) + ")"
+    # (SQLite before 3.32 takes at most 999 parameters a statement.)
+    limit = db.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
+    step = max(1, min(_ROWS_PER_INSERT, limit // columns)) * columns
+    for start in range(0, len(values), step):
+        part = values[start : start + step]
+        rows = ",".join([row] * (len(part) // columns))
+        db.execute(f"INSERT INTO {table}{names} VALUES {rows}", part)
 
 
 class Store:
@@ -262,49 +284,49 @@ class Store:
             db.execute("BEGIN IMMEDIATE")
             try:
                 now = time.time()
-                seat_rows = []
-                placing_rows = []
-                fault_rows = []
+                # The ids SQLite would give one by one (max + 1), given here so that each table
+                # is written with a few statements of many rows each.
+                game_id = db.execute("SELECT COALESCE(MAX(id), 0) FROM games").fetchone()[0]
+                games = []
+                seats = []
+                placings_ = []
+                faults = []
                 for index, board, outcome, placings in items:
-                    blob = outcome.record
-                    game_id = db.execute(
-                        "INSERT INTO games(run_id, game, idx, board, seed, players, decisions,"
-                        " seconds, finished, record) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                        (
-                            run_id,
-                            outcome.game,
-                            index,
-                            board,
-                            outcome.seed,
-                            len(outcome.bots),
-                            outcome.decisions,
-                            outcome.seconds,
-                            now,
-                            blob,
-                        ),
-                    ).lastrowid
-                    for seat, bot in enumerate(outcome.bots):
-                        seat_rows.append(
-                            (
-                                game_id,
-                                seat,
-                                bot,
-                                outcome.scores[seat],
-                                outcome.ranks[seat],
-                                outcome.faults[seat],
-                                int(outcome.forfeits[seat]),
-                            )
+                    game_id += 1
+                    bots = outcome.bots
+                    games += (
+                        game_id,
+                        run_id,
+                        outcome.game,
+                        index,
+                        board,
+                        outcome.seed,
+                        len(bots),
+                        outcome.decisions,
+                        outcome.seconds,
+                        now,
+                        outcome.record,
+                    )
+                    seats += chain.from_iterable(
+                        zip(
+                            repeat(game_id),
+                            range(len(bots)),
+                            bots,
+                            outcome.scores,
+                            outcome.ranks,
+                            outcome.faults,
+                            map(int, outcome.forfeits),
                         )
-                    for bot, place in placings.items():
-                        placing_rows.append((game_id, outcome.game, bot, place))
+                    )
+                    placings_ += chain.from_iterable(
+                        zip(repeat(game_id), repeat(outcome.game), placings, placings.values())
+                    )
                     for fault in outcome.fault_log:
-                        fault_rows.append(
-                            (game_id, fault.seat, fault.decision, fault.kind, fault.message)
-                        )
-                db.executemany("INSERT INTO seats VALUES (?,?,?,?,?,?,?)", seat_rows)
-                db.executemany("INSERT INTO placings VALUES (?,?,?,?)", placing_rows)
-                if fault_rows:
-                    db.executemany("INSERT INTO faults VALUES (?,?,?,?,?)", fault_rows)
+                        faults += (game_id, fault.seat, fault.decision, fault.kind, fault.message)
+                _insert(db, "games", _GAME_COLUMNS, games)
+                _insert(db, "seats", 7, seats)
+                _insert(db, "placings", 4, placings_)
+                _insert(db, "faults", 5, faults)
                 db.executemany(
                     "INSERT OR REPLACE INTO ratings(game, bot, mu, sigma, pi, tau) "
                     "VALUES (?,?,?,?,?,?)",

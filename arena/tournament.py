@@ -24,7 +24,7 @@ from .ratings import Environment, RatingTable
 from .referee import GameOutcome, play_game
 from .schedule import ScheduledGame, round_robin
 from .store import Store
-from .workers import WorkerPool
+from .workers import WorkerPool, chunk_sizes
 
 
 class TournamentError(Exception):
@@ -130,16 +130,16 @@ def _outcomes_in_order(
     if tournament.isolation == "process":
         # Bigger chunks: every round of a chunk is one batch per bot process.
         chunk = max(1, min(256, len(schedule) // max(1, jobs)))
+        sizes = [chunk] * -(-len(schedule) // chunk)
         with WorkerPool(max(1, jobs), None, tournament.move_time, _play_chunk_isolated) as pool:
-            yield from pool.outcomes(schedule, chunk)
+            yield from pool.outcomes(schedule, sizes)
         return
     if jobs <= 0:
         for item in schedule:
             yield item, _play_scheduled(item)
         return
-    chunk = max(1, min(32, len(schedule) // (jobs * 8)))
     with WorkerPool(jobs, _play_scheduled, tournament.move_time) as pool:
-        yield from pool.outcomes(schedule, chunk)
+        yield from pool.outcomes(schedule, chunk_sizes(len(schedule), jobs, largest=128))
 
 
 # --- the parent side ----------------------------------------------------------------------------

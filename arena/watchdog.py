@@ -22,6 +22,11 @@ import signal
 import threading
 import time
 
+# The C functions under signal's wrappers, which turn their results into enums (getsignal: 3 µs
+# through a ValueError for every handler that is not SIG_DFL or SIG_IGN); called once per game.
+from _signal import getsignal as _getsignal
+from _signal import pthread_sigmask as _pthread_sigmask
+
 INF = math.inf
 
 
@@ -42,8 +47,10 @@ class Watchdog:
         self.enabled = threading.current_thread() is threading.main_thread()
         self._main = threading.main_thread().ident
         self._thread: threading.Thread | None = None
+        # One bound method, so that ``reinstall`` can tell it by identity.
+        self._handler = self._on_alarm
         if self.enabled:
-            signal.signal(signal.SIGALRM, self._on_alarm)
+            signal.signal(signal.SIGALRM, self._handler)
             self._thread = threading.Thread(target=self._watch, name="arena-watchdog", daemon=True)
             self._thread.start()
 
@@ -68,8 +75,8 @@ class Watchdog:
 
     def reinstall(self) -> None:
         """Put our SIGALRM handler back, in case a bot replaced it."""
-        if self.enabled and signal.getsignal(signal.SIGALRM) != self._on_alarm:
-            signal.signal(signal.SIGALRM, self._on_alarm)
+        if self.enabled and _getsignal(signal.SIGALRM) is not self._handler:
+            signal.signal(signal.SIGALRM, self._handler)
 
     def restore(self) -> None:
         """Our handler back and SIGALRM unblocked: after a bot that may have switched them off.
@@ -79,10 +86,11 @@ class Watchdog:
         """
         if self.enabled:
             self.reinstall()
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGALRM])
+            _pthread_sigmask(signal.SIG_UNBLOCK, _ALARM)
 
 
 _watchdog: Watchdog | None = None
+_ALARM = (signal.SIGALRM,)
 
 
 def grace_for(move_time: float) -> float:

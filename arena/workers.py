@@ -36,6 +36,7 @@ ChunkFunction = Callable[[list[ScheduledGame], dict, object], list[GameOutcome]]
 
 NO_GAME = -1.0
 POLL = 0.1
+TASKS_AHEAD = 2  # chunks sent to a worker before it answers the first
 
 
 class WorkerError(Exception):
@@ -72,6 +73,20 @@ def _quiet_child() -> None:
     except OSError:
         pass
     sys.stdout = sys.stderr
+
+
+def chunk_sizes(n: int, jobs: int, largest: int) -> list[int]:
+    """Sizes of the chunks of ``n`` games for ``jobs`` workers: the largest while many games are
+    left (each chunk costs the parent a few hundred µs), then smaller and smaller so that the
+    workers finish together. Short runs get small chunks throughout, so that Ctrl-C loses little."""
+    largest = min(largest, n // (8 * jobs))
+    sizes = []
+    left = n
+    while left > 0:
+        size = max(1, min(largest, left // (2 * jobs)))
+        sizes.append(size)
+        left -= size
+    return sizes
 
 
 def play_each(play: PlayFunction) -> ChunkFunction:
@@ -138,10 +153,12 @@ class _Worker:
         )
         self.process.start()
         child.close()
-        self.task: _Task | None = None
+        # Sent and not yet answered, oldest first. Two at a time: the worker starts the next
+        # chunk at once instead of waiting for the parent to read its outcomes and send more.
+        self.tasks: deque[_Task] = deque()
 
     def send(self, task: _Task) -> None:
-        self.task = task
+        self.tasks.append(task)
         self.conn.send(task)
 
     def stop(self, kill: bool = False) -> None:
@@ -194,15 +211,21 @@ class WorkerPool:
         self.workers = []
 
     def outcomes(
-        self, items: list[ScheduledGame], chunk: int
+        self, items: list[ScheduledGame], chunks: list[int]
     ) -> Iterator[tuple[ScheduledGame, GameOutcome]]:
-        """Every item's outcome, in the order of ``items``."""
-        queue = deque(_Task(items[i : i + chunk]) for i in range(0, len(items), chunk))
+        """Every item's outcome, in the order of ``items``, played in chunks of these sizes."""
+        queue: deque[_Task] = deque()
+        start = 0
+        for size in chunks:
+            queue.append(_Task(items[start : start + size]))
+            start += size
+        if start < len(items):
+            raise ValueError("the chunks do not cover the items")
         results: dict[int, GameOutcome] = {}
         position = 0
         while position < len(items):
             for worker in self.workers:
-                if worker.task is None and queue:
+                while len(worker.tasks) < TASKS_AHEAD and queue:
                     worker.send(queue.popleft())
             while position < len(items) and items[position].index in results:
                 item = items[position]
@@ -210,11 +233,11 @@ class WorkerPool:
                 position += 1
             if position >= len(items):
                 break
-            busy = [w for w in self.workers if w.task is not None]
+            busy = [w for w in self.workers if w.tasks]
             ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy], timeout=POLL)
             now = time.monotonic()
             for index, worker in enumerate(self.workers):
-                if worker.task is None:
+                if not worker.tasks:
                     continue
                 if worker.conn in ready:
                     try:
@@ -222,9 +245,9 @@ class WorkerPool:
                     except (EOFError, OSError):
                         outcomes = None
                     if outcomes is not None:
-                        for item, outcome in zip(worker.task.items, outcomes, strict=True):
+                        task = worker.tasks.popleft()
+                        for item, outcome in zip(task.items, outcomes, strict=True):
                             results[item.index] = outcome
-                        worker.task = None
                         continue
                 dead = worker.process.sentinel in ready or not worker.process.is_alive()
                 heartbeat = worker.slot[0]
@@ -234,24 +257,23 @@ class WorkerPool:
 
     def _replace(self, worker: _Worker, queue: deque, results: dict, stuck: bool) -> _Worker:
         """Handle a dead or stuck worker; return its replacement."""
-        task = worker.task
+        tasks = worker.tasks
         current = int(worker.slot[1])
         worker.stop(kill=True)
-        culprit = next((item for item in task.items if item.index == current), None)
+        items = [item for task in tasks for item in task.items]
+        forfeits = {i: f for task in tasks for i, f in task.forfeits.items()}
+        culprit = next((item for item in items if item.index == current), None)
         if self.play is None:  # bots live in processes of their own: the worker itself failed
             culprit = None
-        others = [item for item in task.items if item is not culprit]
+        others = [item for item in items if item is not culprit]
         if others:
             queue.appendleft(
-                _Task(
-                    others,
-                    {i.index: task.forfeits[i.index] for i in others if i.index in task.forfeits},
-                )
+                _Task(others, {i.index: forfeits[i.index] for i in others if i.index in forfeits})
             )
         if culprit is None:
             self._unexplained("a worker process died between games")
         else:
-            results[culprit.index] = self.diagnose(culprit, task.forfeits.get(culprit.index))
+            results[culprit.index] = self.diagnose(culprit, forfeits.get(culprit.index))
         return _Worker(self.ctx, self.play_chunk, self.move_time)
 
     def _unexplained(self, what: str) -> None:

@@ -553,7 +553,9 @@ class HowLowState(State):
         obs.discards = tuple(self.discards)
         obs.shown = self._shown_t
         showdown = self._sd_view
-        obs.last_showdown = showdown if showdown is not None else self.last_showdown
+        if showdown is None and self._sd is not None:  # (None until the first showdown)
+            showdown = self.last_showdown
+        obs.last_showdown = showdown
         return obs
 
     def result(self) -> GameResult:
