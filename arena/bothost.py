@@ -7,25 +7,29 @@ bot's own file (or entry point), limits its own memory, and serves batches of co
 - ``("act", id, observation)``: one decision;
 - ``("end", id, result)``: call ``end`` and forget the object; ``("drop", id)``: just forget it.
 
-Every command is answered with ``[status, value, seconds]``: ``"ok"`` with the index of the chosen
-legal action (for ``act``), or a fault kind (``exception``, ``illegal``, ``timeout``, ``memory``)
-with a one-line message; the answers to a batch go back as one JSON line, in one write. Before
+Every command is answered with a code and the seconds it took: the index of the chosen legal action
+(for ``act``), ``-1`` for a plain success, or ``-2`` for a fault, whose kind (``exception``,
+``illegal``, ``timeout``, ``memory``) and one-line message follow in JSON. The answers to a batch go
+back in one write (``encode_answers``): binary arrays, cheaper to make and read than text. Before
 each command the host counts it in a small shared page, so that if the process dies or hangs,
 the worker knows which decision did it. The answer is an
-index checked against a copy of the legal actions taken before the bot saw them, and JSON is the
-only thing the worker reads from this process: nothing a bot does here can reach the game.
+index checked against a copy of the legal actions taken before the bot saw them; the worker reads
+only numbers and JSON from this process: nothing a bot does here can reach the game.
 Nothing of the game state, the other bots or the database exists in this process.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import mmap
 import os
 import pickle
 import resource
+import struct
 import sys
 import time
+from array import array
 
 from .plugins import load_bot_alone
 from .referee import _NO_ANSWER, _describe, classify
@@ -33,6 +37,48 @@ from .watchdog import INF, get_watchdog
 from .workers import die_with_parent
 
 CONFIG_ENV = "ARENA_BOTHOST"
+OK = -1  # the code of a success that has no value
+FAULT = -2  # the code of a fault, described in the JSON part
+_HEADER = struct.Struct("<II")  # number of answers, bytes of JSON
+MAX_ANSWERS = 1 << 24
+
+
+def encode_answers(codes: array, seconds: array, faults: list) -> bytes:
+    """``codes`` (int32), ``seconds`` (float64) and ``[[position, kind, message], ...]``."""
+    described = json.dumps(faults, separators=(",", ":")).encode() if faults else b""
+    return b"".join(
+        (_HEADER.pack(len(codes), len(described)), codes.tobytes(), seconds.tobytes(), described)
+    )
+
+
+def decode_answers(buffer: bytearray) -> tuple[int, list, list, dict] | None:
+    """(bytes used, codes, seconds, {position: (kind, message)}) of the complete answers at the
+    start of ``buffer``; None if they are not answers at all."""
+    used = 0
+    codes: list = []
+    seconds: list = []
+    faults: dict = {}
+    while len(buffer) - used >= _HEADER.size:
+        n, m = _HEADER.unpack_from(buffer, used)
+        if n > MAX_ANSWERS or m > 64 * MAX_ANSWERS:
+            return None
+        end = used + _HEADER.size + 12 * n + m
+        if len(buffer) < end:
+            break
+        start = used + _HEADER.size
+        view = memoryview(buffer)
+        first = len(codes)
+        codes += view[start : start + 4 * n].cast("i").tolist()
+        seconds += view[start + 4 * n : start + 12 * n].cast("d").tolist()
+        view.release()
+        if m:
+            try:
+                for position, kind, message in json.loads(buffer[end - m : end]):
+                    faults[first + int(position)] = (str(kind), str(message))
+            except (ValueError, TypeError):
+                return None
+        used = end
+    return used, codes, seconds, faults
 
 
 def _read_exact(fd: int, n: int) -> bytes | None:
@@ -52,17 +98,26 @@ class Host:
         self.reply_fd = int(config["reply_fd"])
         self.spec = load_bot_alone(tuple(config["origin"]), config["bot"])
         self.bots: dict = {}
-        self.replies: list[tuple] = []
+        self.codes = array("i")
+        self.seconds = array("d")
+        self.faults: list = []
         self.started = 0  # commands begun, over the life of the process
         self.watchdog = get_watchdog(self.move_time)
         self.progress = mmap.mmap(int(config["progress_fd"]), 8)
 
     def reply(self, status: str, value, seconds: float) -> None:
-        self.replies.append((status, value, round(seconds, 6)))
+        if status == "ok":
+            self.codes.append(OK if value is None else value)
+        else:
+            self.faults.append((len(self.codes), status, value))
+            self.codes.append(FAULT)
+        self.seconds.append(seconds)
 
     def flush(self) -> None:
-        data = (json.dumps(self.replies, separators=(",", ":")) + "\n").encode()
-        self.replies = []
+        data = encode_answers(self.codes, self.seconds, self.faults)
+        self.codes = array("i")
+        self.seconds = array("d")
+        self.faults = []
         view = memoryview(data)
         while view:
             view = view[os.write(self.reply_fd, view) :]
@@ -113,6 +168,8 @@ class Host:
                 return
             batch = pickle.loads(_read_exact(command_fd, int.from_bytes(header, "little")) or b"")
             progress = self.progress
+            codes = self.codes
+            times = self.seconds
             for command in batch:
                 self.started += 1
                 progress[0:8] = self.started.to_bytes(8, "little")
@@ -123,8 +180,11 @@ class Host:
                         self.reply("gone", "the bot object no longer exists", 0.0)
                         continue
                     status, value, seconds = self.act(bot, command[2])
-                    self.reply(status, value, seconds)
-                    if status != "ok":
+                    if status == "ok":
+                        codes.append(value)
+                        times.append(seconds)
+                    else:
+                        self.reply(status, value, seconds)
                         self.watchdog.restore()
                 elif op == "new":
                     _, key, seed, info = command
@@ -150,7 +210,7 @@ class Host:
                 elif op == "drop":
                     self.bots.pop(command[1], None)
                     self.reply("ok", None, 0.0)
-            if self.replies:
+            if self.codes:
                 self.flush()
 
 
@@ -172,10 +232,15 @@ def main() -> None:
     try:
         host = Host(config)
     except BaseException as exc:
-        message = json.dumps([["broken", _describe(exc), 0]])
-        os.write(int(config["reply_fd"]), (message + "\n").encode())
+        data = encode_answers(array("i", [FAULT]), array("d", [0.0]), [[0, "broken", _describe(exc)]])
+        os.write(int(config["reply_fd"]), data)
         return
     _limit_memory(int(config.get("memory", 0)))
+    # What is loaded now lives as long as the process: the collector need not look at it again.
+    # And most of what a batch unpickles is freed at once, before a collection would look at it.
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(10_000, 10, 10)
     host.reply("ready", None, 0.0)
     host.flush()
     host.serve(command_fd)

@@ -17,6 +17,7 @@ where it happened.
 
 from __future__ import annotations
 
+import gc
 import json
 import mmap
 import os
@@ -26,12 +27,13 @@ import subprocess
 import sys
 import time
 from collections import deque
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import arena
 
-from .bothost import CONFIG_ENV
+from .bothost import CONFIG_ENV, FAULT, decode_answers
 from .plugins import BotSpec, Registry
 from .referee import GameOutcome, SeatForfeit, Table
 from .schedule import ScheduledGame
@@ -83,7 +85,7 @@ class BotProcess:
         os.close(reply_write)
         os.close(progress_fd)
         os.set_blocking(self.command_fd, False)
-        self.buffer = b""
+        self.buffer = bytearray()
         self.expected: deque = deque()  # (run, op, seat, attempt) of each command not answered
         self.sent = 0
         self.answered = 0
@@ -91,8 +93,8 @@ class BotProcess:
         self.last_seen = 0
         first = self.read_answers(time.monotonic() + STARTUP_SECONDS)
         self.answered = 0
-        if not first or first[0][0] != "ready":
-            detail = first[0][1] if first else "it did not start"
+        kind, detail = (first[2].get(0) if first else None) or ("", "it did not start")
+        if kind != "ready":
             self.kill()
             raise IsolationError(f"bot {spec.name!r} cannot start in its own process: {detail}")
 
@@ -114,30 +116,34 @@ class BotProcess:
                 return False
         return True
 
-    def read_answers(self, deadline: float) -> list | None:
-        """The answers in so far, waiting until ``deadline`` for some; None if the process is gone."""
-        answers: list = []
+    def read_answers(self, deadline: float) -> tuple[list, list, dict] | None:
+        """The answers in by ``deadline`` (see ``receive``), waiting for some."""
         while True:
-            if b"\n" in self.buffer:
-                lines, _, self.buffer = self.buffer.rpartition(b"\n")
-                try:
-                    for line in lines.split(b"\n"):
-                        answers.extend(json.loads(line))
-                except ValueError:
-                    return None
-                self.answered += len(answers)
-                return answers
             wait = max(0.0, deadline - time.monotonic())
             ready, _, _ = select.select([self.reply_fd], [], [], wait)
             if not ready:
+                return [], [], {}
+            answers = self.receive()
+            if answers is None or answers[0]:
                 return answers
-            try:
-                chunk = os.read(self.reply_fd, 1 << 16)
-            except OSError:
-                return None
-            if not chunk:
-                return None
-            self.buffer += chunk
+
+    def receive(self) -> tuple[list, list, dict] | None:
+        """Read the pipe, which is readable -> (codes, seconds, {position: (kind, message)}) of
+        the complete answers in; None if the process is gone or wrote something else."""
+        try:
+            chunk = os.read(self.reply_fd, 1 << 16)
+        except OSError:
+            return None
+        if not chunk:
+            return None
+        self.buffer += chunk
+        decoded = decode_answers(self.buffer)
+        if decoded is None:
+            return None
+        used, codes, seconds, faults = decoded
+        del self.buffer[:used]
+        self.answered += len(codes)
+        return codes, seconds, faults
 
     def started(self) -> int:
         """How many commands the bot process has begun, over its life."""
@@ -169,6 +175,20 @@ class BotProcess:
             except OSError:
                 pass
         self.progress.close()
+
+
+_UNDESCRIBED = ("exception", "a fault it did not describe")
+
+
+@contextmanager
+def _fewer_collections():
+    """Most of what a round allocates is freed by the next one: collect less often meanwhile."""
+    old = gc.get_threshold()
+    gc.set_threshold(10_000, 10, 10)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
 
 
 @dataclass(eq=False)
@@ -247,20 +267,28 @@ class IsolatedPlayer:
         run.created = set()
         run.phase = "play"
         run.waiting = 0
+        self.ready.append(run)
 
     def play(self, items: list[ScheduledGame], forfeits: dict[int, dict]) -> list[GameOutcome]:
         runs = [_Run(item, dict(forfeits.get(item.index) or {})) for item in items]
+        self.ready: list[_Run] = []  # games owed no answer: their next decisions can go out
+        self.left = len(runs)
         for run in runs:
             self._start(run)
         # As soon as some answers are in, their games move on and their next decisions go out,
         # so that the bot processes and the referee work at the same time.
-        while any(run.phase != "done" for run in runs):
-            self._send(runs, runs)
-            self._collect(runs)
+        with _fewer_collections():
+            while self.left:
+                if self.ready:
+                    self._send(runs)
+                if self.left:
+                    self._collect(runs)
         return [run.outcome for run in runs]
 
-    def _key(self, run: _Run, seat: int) -> tuple:
-        return (run.item.index, run.attempt, seat)
+    @staticmethod
+    def _key(run: _Run, seat: int) -> int:
+        # One bot object per seat of a game; a replayed game's old ones are dropped first.
+        return run.item.index * 4096 + seat
 
     def _next_commands(self, run: _Run, batches: dict) -> None:
         table = run.table
@@ -283,20 +311,24 @@ class IsolatedPlayer:
             run.phase = "end"
             result = table.result()
             for seat in sorted(run.created):
-                if not table.is_forfeited(seat):
-                    batches.setdefault(names[seat], []).append(
-                        (run, "end", seat, run.attempt, ("end", self._key(run, seat), result))
-                    )
-                    run.waiting += 1
+                if table.is_forfeited(seat):
+                    self._drop(run, seat)
+                    continue
+                batches.setdefault(names[seat], []).append(
+                    (run, "end", seat, run.attempt, ("end", self._key(run, seat), result))
+                )
+                run.waiting += 1
         if run.phase == "end" and not run.waiting:
             run.phase = "done"
             run.outcome = table.outcome()
+            self.left -= 1
 
-    def _send(self, group: list[_Run], runs: list[_Run]) -> None:
-        """Move every game of ``group`` that is not waiting to its next decisions; send them."""
+    def _send(self, runs: list[_Run]) -> None:
+        """Move every game owed no answer to its next decisions; send them."""
         batches: dict[str, list] = {}
-        for run in group:
-            if run.phase != "done" and not run.waiting:
+        ready, self.ready = self.ready, []
+        for run in ready:
+            if run.phase != "done" and not run.waiting:  # (a replayed game may be listed twice)
                 self._next_commands(run, batches)
         now = time.monotonic()
         for name, entries in batches.items():
@@ -322,18 +354,17 @@ class IsolatedPlayer:
         """Settle the answers that are in, waiting for some; handle processes that fail."""
         owing = {p.reply_fd: (name, p) for name, p in self.processes.items() if p.expected}
         if not owing:
-            if any(run.waiting for run in runs):
+            if not self.ready:
                 raise RuntimeError("internal error: a game waits for an answer nobody owes")
             return
         ready, _, _ = select.select(list(owing), [], [], 0.05)
         for fd in ready:
             name, process = owing[fd]
-            answers = process.read_answers(0.0)  # ready: reads what is there
+            answers = process.receive()
             if answers is None:
                 self._failed(name, process, "crash", runs)
                 continue
-            for answer in answers:
-                self._settle(process.expected.popleft(), answer)
+            self._settle(process.expected, *answers)
         # Each command may take up to the limit: watch the one each process is on.
         now = time.monotonic()
         for name, process in list(self.processes.items()):
@@ -346,28 +377,34 @@ class IsolatedPlayer:
             elif now > process.last_progress + self.limit:
                 self._failed(name, process, "timeout", runs)
 
-    def _settle(self, expected: tuple, reply: list) -> None:
-        run, op, seat, attempt = expected
-        if run.attempt != attempt or op == "drop":
-            return  # an answer for a game that has been restarted since
-        run.waiting -= 1
-        table = run.table
-        status, value, seconds = reply
-        if op == "act":
-            if table.is_forfeited(seat):  # its creation failed in this same batch
-                table.fallback_move()
-            elif status == "ok":
-                table.resolve(value, float(seconds))
-            elif status == "gone":
-                table.fault("exception", "its bot object was lost")
-            else:
-                table.fault(str(status), str(value), float(seconds))
-        elif op == "new":
-            if status != "ok":
-                created = not str(value).startswith("could not be created")
-                table.fault_at_start(seat, str(status), str(value), forfeit=not created)
-        elif op == "end" and status != "ok":
-            table.fault_at_end(seat, str(status), str(value))
+    def _settle(self, expected: deque, codes: list, seconds: list, faults: dict) -> None:
+        ready = self.ready
+        for position, code in enumerate(codes):
+            run, op, seat, attempt = expected.popleft()
+            if run.attempt != attempt:
+                continue  # an answer for a game that has been restarted since
+            table = run.table
+            if op == "act":
+                if table.is_forfeited(seat):  # its creation failed in this same batch
+                    table.fallback_move()
+                elif code != FAULT:
+                    table.resolve(code, seconds[position])
+                else:
+                    kind, message = faults.get(position, _UNDESCRIBED)
+                    if kind == "gone":
+                        table.fault("exception", "its bot object was lost")
+                    else:
+                        table.fault(kind, message, seconds[position])
+            elif code == FAULT:
+                kind, message = faults.get(position, _UNDESCRIBED)
+                if op == "new":
+                    created = not message.startswith("could not be created")
+                    table.fault_at_start(seat, kind, message, forfeit=not created)
+                elif op == "end":
+                    table.fault_at_end(seat, kind, message)
+            run.waiting -= 1
+            if not run.waiting:
+                ready.append(run)
 
     def _failed(self, name: str, process: BotProcess, why: str, runs: list[_Run]) -> None:
         """A bot process died or hung: blame the decision it was on, replay what it touched."""
@@ -400,9 +437,16 @@ class IsolatedPlayer:
     def _restart(self, run: _Run) -> None:
         # Bot objects of the old attempt in other processes are dropped; their answers ignored.
         for seat in run.created:
-            process = self.processes.get(run.item.seats[seat])
-            if process is not None:
-                process.expected.append((run, "drop", seat, run.attempt))
-                process.sent += 1
-                process.send([("drop", self._key(run, seat))], time.monotonic() + self.limit)
+            self._drop(run, seat)
         self._start(run)
+
+    def _drop(self, run: _Run, seat: int) -> None:
+        """Forget a seat's bot object in its process, if that still runs; the answer is ignored."""
+        process = self.processes.get(run.item.seats[seat])
+        if process is not None:
+            now = time.monotonic()
+            if not process.expected:
+                process.last_progress = now
+            process.expected.append((run, "drop", seat, -1))
+            process.sent += 1
+            process.send([("drop", self._key(run, seat))], now + self.limit)
