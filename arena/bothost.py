@@ -4,13 +4,14 @@ Started by a game worker as a fresh interpreter (``python -m arena.bothost``), i
 bot's own file (or entry point), limits its own memory, and serves batches of commands:
 
 - ``("new", id, seed, info)``: create a bot object for one seat of one game and call ``start``;
-- ``("act", id, observation)``: one decision;
+- ``("act", id, observation)``: one decision; ``("act+", id, changes)``: one decision, its
+  observation given as changes to the last one of that id (``arena.wire.changes``);
 - ``("end", id, result)``: call ``end`` and forget the object; ``("drop", id)``: just forget it.
 
 Every command is answered with a code and the seconds it took: the index of the chosen legal action
 (for ``act``), ``-1`` for a plain success, or ``-2`` for a fault, whose kind (``exception``,
 ``illegal``, ``timeout``, ``memory``) and one-line message follow in JSON. The answers to a batch go
-back in one write (``encode_answers``): binary arrays, cheaper to make and read than text. Before
+back in one write, as binary arrays (``arena.wire``), cheaper to make and read than text. Before
 each command the host counts it in a small shared page, so that if the process dies or hangs,
 the worker knows which decision did it. The answer is an
 index checked against a copy of the legal actions taken before the bot saw them; the worker reads
@@ -24,9 +25,7 @@ import gc
 import json
 import mmap
 import os
-import pickle
 import resource
-import struct
 import sys
 import time
 from array import array
@@ -34,53 +33,11 @@ from array import array
 from .plugins import load_bot_alone
 from .referee import _NO_ANSWER, _describe, classify
 from .watchdog import INF, get_watchdog
+from .games.base import _rebuild_observation
+from .wire import FAULT, OK, CommandDecoder, apply_changes, encode_answers, fields_getter
 from .workers import die_with_parent
 
 CONFIG_ENV = "ARENA_BOTHOST"
-OK = -1  # the code of a success that has no value
-FAULT = -2  # the code of a fault, described in the JSON part
-_HEADER = struct.Struct("<II")  # number of answers, bytes of JSON
-MAX_ANSWERS = 1 << 24
-
-
-def encode_answers(codes: array, seconds: array, faults: list) -> bytes:
-    """``codes`` (int32), ``seconds`` (float64) and ``[[position, kind, message], ...]``."""
-    described = json.dumps(faults, separators=(",", ":")).encode() if faults else b""
-    return b"".join(
-        (_HEADER.pack(len(codes), len(described)), codes.tobytes(), seconds.tobytes(), described)
-    )
-
-
-def decode_answers(buffer: bytearray) -> tuple[int, list, list, dict] | None:
-    """(bytes used, codes, seconds, {position: (kind, message)}) of the complete answers at the
-    start of ``buffer``; None if they are not answers at all."""
-    used = 0
-    codes: list = []
-    seconds: list = []
-    faults: dict = {}
-    while len(buffer) - used >= _HEADER.size:
-        n, m = _HEADER.unpack_from(buffer, used)
-        if n > MAX_ANSWERS or m > 64 * MAX_ANSWERS:
-            return None
-        end = used + _HEADER.size + 12 * n + m
-        if len(buffer) < end:
-            break
-        start = used + _HEADER.size
-        view = memoryview(buffer)
-        first = len(codes)
-        codes += view[start : start + 4 * n].cast("i").tolist()
-        seconds += view[start + 4 * n : start + 12 * n].cast("d").tolist()
-        view.release()
-        if m:
-            try:
-                for position, kind, message in json.loads(buffer[end - m : end]):
-                    faults[first + int(position)] = (str(kind), str(message))
-            except (ValueError, TypeError):
-                return None
-        used = end
-    return used, codes, seconds, faults
-
-
 def _read_exact(fd: int, n: int) -> bytes | None:
     chunks = []
     while n:
@@ -98,6 +55,7 @@ class Host:
         self.reply_fd = int(config["reply_fd"])
         self.spec = load_bot_alone(tuple(config["origin"]), config["bot"])
         self.bots: dict = {}
+        self.views: dict = {}  # id -> [observation class, field values] of its last observation
         self.codes = array("i")
         self.seconds = array("d")
         self.faults: list = []
@@ -162,11 +120,16 @@ class Host:
         return "ok", index, seconds
 
     def serve(self, command_fd: int) -> None:
+        decoder = CommandDecoder()
+        first = True  # the objects both ends know
         while True:
             header = _read_exact(command_fd, 4)
             if header is None:
                 return
-            batch = pickle.loads(_read_exact(command_fd, int.from_bytes(header, "little")) or b"")
+            batch = decoder.decode(_read_exact(command_fd, int.from_bytes(header, "little")) or b"")
+            if first:
+                first = False
+                continue
             progress = self.progress
             codes = self.codes
             times = self.seconds
@@ -174,12 +137,22 @@ class Host:
                 self.started += 1
                 progress[0:8] = self.started.to_bytes(8, "little")
                 op = command[0]
-                if op == "act":
-                    bot = self.bots.get(command[1])
+                if op == "act+" or op == "act":
+                    key = command[1]
+                    if op == "act+":
+                        cls, values = self.views[key]
+                        apply_changes(values, command[2])
+                        observation = _rebuild_observation(cls, values)
+                    else:
+                        observation = command[2]
+                        getter = fields_getter(type(observation))
+                        if getter is not None:
+                            self.views[key] = (type(observation), list(getter(observation)))
+                    bot = self.bots.get(key)
                     if bot is None:
                         self.reply("gone", "the bot object no longer exists", 0.0)
                         continue
-                    status, value, seconds = self.act(bot, command[2])
+                    status, value, seconds = self.act(bot, observation)
                     if status == "ok":
                         codes.append(value)
                         times.append(seconds)
@@ -188,6 +161,7 @@ class Host:
                         self.watchdog.restore()
                 elif op == "new":
                     _, key, seed, info = command
+                    self.views.pop(key, None)
                     status, bot, seconds = self.timed(self.spec.create)
                     if status != "ok":
                         self.reply(status, f"could not be created: {bot}", seconds)
@@ -201,6 +175,7 @@ class Host:
                             continue
                     self.reply("ok", None, seconds)
                 elif op == "end":
+                    self.views.pop(command[1], None)
                     bot = self.bots.pop(command[1], None)
                     if bot is None or getattr(type(bot), "end", None) is None:
                         self.reply("ok", None, 0.0)
@@ -208,6 +183,7 @@ class Host:
                     status, value, seconds = self.timed(bot.end, command[2])
                     self.reply(status, None if status == "ok" else value, seconds)
                 elif op == "drop":
+                    self.views.pop(command[1], None)
                     self.bots.pop(command[1], None)
                     self.reply("ok", None, 0.0)
             if self.codes:

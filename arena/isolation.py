@@ -21,7 +21,6 @@ import gc
 import json
 import mmap
 import os
-import pickle
 import select
 import subprocess
 import sys
@@ -33,11 +32,12 @@ from pathlib import Path
 
 import arena
 
-from .bothost import CONFIG_ENV, FAULT, decode_answers
+from .bothost import CONFIG_ENV
 from .plugins import BotSpec, Registry
 from .referee import GameOutcome, SeatForfeit, Table
 from .schedule import ScheduledGame
 from .watchdog import grace_for
+from .wire import FAULT, CommandEncoder, changes, decode_answers, fields_getter, known_objects
 
 STARTUP_SECONDS = 30.0
 
@@ -49,7 +49,9 @@ class IsolationError(Exception):
 class BotProcess:
     """The worker's handle on one bot's process."""
 
-    def __init__(self, spec: BotSpec, move_time: float, memory: int, cpu: int | None):
+    def __init__(
+        self, spec: BotSpec, move_time: float, memory: int, cpu: int | None, known: list
+    ):
         if spec.origin is None:
             raise IsolationError(
                 f"bot {spec.name!r} ({spec.source}) was not loaded from a file or an entry point, "
@@ -85,6 +87,7 @@ class BotProcess:
         os.close(reply_write)
         os.close(progress_fd)
         os.set_blocking(self.command_fd, False)
+        self.encoder = CommandEncoder(known)
         self.buffer = bytearray()
         self.expected: deque = deque()  # (run, op, seat, attempt) of each command not answered
         self.sent = 0
@@ -94,14 +97,17 @@ class BotProcess:
         first = self.read_answers(time.monotonic() + STARTUP_SECONDS)
         self.answered = 0
         kind, detail = (first[2].get(0) if first else None) or ("", "it did not start")
+        if kind == "ready" and not self._write(self.encoder.preamble, time.monotonic() + 1.0):
+            kind, detail = "", "it stopped at once"
         if kind != "ready":
             self.kill()
             raise IsolationError(f"bot {spec.name!r} cannot start in its own process: {detail}")
 
     def send(self, commands: list, deadline: float) -> bool:
         """Write one batch; False if the process does not take it in time."""
-        data = pickle.dumps(commands, protocol=pickle.HIGHEST_PROTOCOL)
-        data = len(data).to_bytes(4, "little") + data
+        return self._write(self.encoder.encode(commands), deadline)
+
+    def _write(self, data: bytes, deadline: float) -> bool:
         view = memoryview(data)
         while view:
             try:
@@ -200,6 +206,7 @@ class _Run:
     attempt: int = 0
     table: Table | None = None
     created: set = field(default_factory=set)
+    views: dict = field(default_factory=dict)  # seat -> (class, field values) of its last observation
     phase: str = "play"  # play, end, done
     waiting: int = 0
     outcome: GameOutcome | None = None
@@ -228,6 +235,7 @@ class IsolatedPlayer:
         self.limit = move_time + grace_for(move_time)
         self.processes: dict[str, BotProcess] = {}
         self.broken: dict[str, str] = {}  # bots that cannot start in a process of their own
+        self.known = known_objects(games.values())
 
     def close(self) -> None:
         for process in self.processes.values():
@@ -245,7 +253,7 @@ class IsolatedPlayer:
         if process is None:
             try:
                 process = self.processes[name] = BotProcess(
-                    self.registry.bots[name], self.move_time, self.memory, self.cpu
+                    self.registry.bots[name], self.move_time, self.memory, self.cpu, self.known
                 )
             except IsolationError as exc:
                 self.broken[name] = str(exc)
@@ -265,6 +273,7 @@ class IsolatedPlayer:
             run.forfeits,
         )
         run.created = set()
+        run.views = {}
         run.phase = "play"
         run.waiting = 0
         self.ready.append(run)
@@ -305,7 +314,7 @@ class IsolatedPlayer:
                         (run, "new", seat, run.attempt, ("new", key, seed, table.info(seat)))
                     )
                     run.waiting += 1
-                commands.append((run, "act", seat, run.attempt, ("act", key, table.observation())))
+                commands.append((run, "act", seat, run.attempt, self._act(run, seat, key, table)))
                 run.waiting += 1
                 return
             run.phase = "end"
@@ -322,6 +331,20 @@ class IsolatedPlayer:
             run.phase = "done"
             run.outcome = table.outcome()
             self.left -= 1
+
+    @staticmethod
+    def _act(run: _Run, seat: int, key: int, table: Table) -> tuple:
+        observation = table.observation()
+        cls = type(observation)
+        getter = fields_getter(cls)
+        if getter is None:
+            return ("act", key, observation)
+        values = getter(observation)
+        last = run.views.get(seat)
+        run.views[seat] = (cls, values)
+        if last is None or last[0] is not cls:
+            return ("act", key, observation)
+        return ("act+", key, changes(values, last[1]))
 
     def _send(self, runs: list[_Run]) -> None:
         """Move every game owed no answer to its next decisions; send them."""
