@@ -33,8 +33,7 @@ from array import array
 from .plugins import load_bot_alone
 from .referee import _NO_ANSWER, _describe, classify
 from .watchdog import INF, get_watchdog
-from .games.base import _rebuild_observation
-from .wire import FAULT, OK, CommandDecoder, apply_changes, encode_answers, fields_getter
+from .wire import FAULT, OK, CommandDecoder, apply_changes, encode_answers, fields_getter, rebuild
 from .workers import die_with_parent
 
 CONFIG_ENV = "ARENA_BOTHOST"
@@ -61,7 +60,7 @@ class Host:
         self.faults: list = []
         self.started = 0  # commands begun, over the life of the process
         self.watchdog = get_watchdog(self.move_time)
-        self.progress = mmap.mmap(int(config["progress_fd"]), 8)
+        self.progress = memoryview(mmap.mmap(int(config["progress_fd"]), 8)).cast("Q")
 
     def reply(self, status: str, value, seconds: float) -> None:
         if status == "ok":
@@ -130,64 +129,68 @@ class Host:
             if first:
                 first = False
                 continue
-            progress = self.progress
-            codes = self.codes
-            times = self.seconds
-            for command in batch:
-                self.started += 1
-                progress[0:8] = self.started.to_bytes(8, "little")
-                op = command[0]
-                if op == "act+" or op == "act":
-                    key = command[1]
-                    if op == "act+":
-                        cls, values = self.views[key]
-                        apply_changes(values, command[2])
-                        observation = _rebuild_observation(cls, values)
-                    else:
-                        observation = command[2]
-                        getter = fields_getter(type(observation))
-                        if getter is not None:
-                            self.views[key] = (type(observation), list(getter(observation)))
-                    bot = self.bots.get(key)
-                    if bot is None:
-                        self.reply("gone", "the bot object no longer exists", 0.0)
-                        continue
-                    status, value, seconds = self.act(bot, observation)
-                    if status == "ok":
-                        codes.append(value)
-                        times.append(seconds)
-                    else:
-                        self.reply(status, value, seconds)
-                        self.watchdog.restore()
-                elif op == "new":
-                    _, key, seed, info = command
-                    self.views.pop(key, None)
-                    status, bot, seconds = self.timed(self.spec.create)
-                    if status != "ok":
-                        self.reply(status, f"could not be created: {bot}", seconds)
-                        continue
-                    bot._arena_seed = seed
-                    self.bots[key] = bot
-                    if getattr(type(bot), "start", None) is not None:
-                        status, value, more = self.timed(bot.start, info)
-                        if status != "ok":
-                            self.reply(status, f"in start(): {value}", seconds + more)
-                            continue
-                    self.reply("ok", None, seconds)
-                elif op == "end":
-                    self.views.pop(command[1], None)
-                    bot = self.bots.pop(command[1], None)
-                    if bot is None or getattr(type(bot), "end", None) is None:
-                        self.reply("ok", None, 0.0)
-                        continue
-                    status, value, seconds = self.timed(bot.end, command[2])
-                    self.reply(status, None if status == "ok" else value, seconds)
-                elif op == "drop":
-                    self.views.pop(command[1], None)
-                    self.bots.pop(command[1], None)
-                    self.reply("ok", None, 0.0)
+            self.run(batch)
             if self.codes:
                 self.flush()
+
+    def run(self, batch: list) -> None:
+        progress = self.progress
+        started = self.started
+        codes = self.codes
+        times = self.seconds
+        for command in batch:
+            started += 1
+            self.started = progress[0] = started
+            op = command[0]
+            if op == "act+" or op == "act":
+                key = command[1]
+                if op == "act+":
+                    cls, values = self.views[key]
+                    apply_changes(values, command[2], command[3])
+                    observation = rebuild(cls, values)
+                else:
+                    observation = command[2]
+                    getter = fields_getter(type(observation))
+                    if getter is not None:
+                        self.views[key] = (type(observation), list(getter(observation)))
+                bot = self.bots.get(key)
+                if bot is None:
+                    self.reply("gone", "the bot object no longer exists", 0.0)
+                    continue
+                status, value, seconds = self.act(bot, observation)
+                if status == "ok":
+                    codes.append(value)
+                    times.append(seconds)
+                else:
+                    self.reply(status, value, seconds)
+                    self.watchdog.restore()
+            elif op == "new":
+                _, key, seed, info = command
+                self.views.pop(key, None)
+                status, bot, seconds = self.timed(self.spec.create)
+                if status != "ok":
+                    self.reply(status, f"could not be created: {bot}", seconds)
+                    continue
+                bot._arena_seed = seed
+                self.bots[key] = bot
+                if getattr(type(bot), "start", None) is not None:
+                    status, value, more = self.timed(bot.start, info)
+                    if status != "ok":
+                        self.reply(status, f"in start(): {value}", seconds + more)
+                        continue
+                self.reply("ok", None, seconds)
+            elif op == "end":
+                self.views.pop(command[1], None)
+                bot = self.bots.pop(command[1], None)
+                if bot is None or getattr(type(bot), "end", None) is None:
+                    self.reply("ok", None, 0.0)
+                    continue
+                status, value, seconds = self.timed(bot.end, command[2])
+                self.reply(status, None if status == "ok" else value, seconds)
+            elif op == "drop":
+                self.views.pop(command[1], None)
+                self.bots.pop(command[1], None)
+                self.reply("ok", None, 0.0)
 
 
 def _limit_memory(limit: int) -> None:

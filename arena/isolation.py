@@ -153,7 +153,7 @@ class BotProcess:
 
     def started(self) -> int:
         """How many commands the bot process has begun, over its life."""
-        return int.from_bytes(self.progress[0:8], "little")
+        return int.from_bytes(self.progress[0:8], sys.byteorder)  # the host writes a native "Q"
 
     def death(self) -> str:
         try:
@@ -344,7 +344,7 @@ class IsolatedPlayer:
         run.views[seat] = (cls, values)
         if last is None or last[0] is not cls:
             return ("act", key, observation)
-        return ("act+", key, changes(values, last[1]))
+        return ("act+", key, *changes(values, last[1]))
 
     def _send(self, runs: list[_Run]) -> None:
         """Move every game owed no answer to its next decisions; send them."""

@@ -19,7 +19,9 @@ import pickle
 import struct
 import sys
 from array import array
+from collections import deque
 from collections.abc import Callable
+from itertools import repeat
 
 from .cards import CARDS, SUITS
 from .games.base import Observation, _rebuild_observation
@@ -46,10 +48,9 @@ def known_objects(games) -> list:
 
 
 _GETTERS: dict[type, Callable | None] = {}
-_IMMUTABLE: dict[type, bool] = dict.fromkeys(
-    (tuple, str, int, float, bool, type(None), frozenset, bytes), True
-)
+_IMMUTABLE: set[type] = {tuple, str, int, float, bool, type(None), frozenset, bytes}
 _is = operator.is_
+_consume = deque(maxlen=0).extend
 
 
 def fields_getter(cls: type) -> Callable | None:
@@ -62,26 +63,28 @@ def fields_getter(cls: type) -> Callable | None:
 
 
 def _immutable(cls: type) -> bool:
-    known = _IMMUTABLE.get(cls)
-    if known is None:
-        params = getattr(cls, "__dataclass_params__", None)
-        known = _IMMUTABLE[cls] = cls.__dictoffset__ == 0 and (
-            issubclass(cls, (int, float, str, bytes, tuple, frozenset))
-            or (params is not None and params.frozen)
-        )
-    return known
+    params = getattr(cls, "__dataclass_params__", None)
+    immutable = cls.__dictoffset__ == 0 and (
+        issubclass(cls, (int, float, str, bytes, tuple, frozenset))
+        or (params is not None and params.frozen)
+    )
+    if immutable:
+        _IMMUTABLE.add(cls)
+    return immutable
 
 
-def changes(values: tuple, last: tuple) -> tuple:
-    """``values`` as changes to ``last``: ``(i, value, ...)``, and ``-1 - i, tail`` for a tuple
-    that only grew. A field left out is the very same immutable object (compared by identity: an
-    engine that changed an object in place would otherwise go unnoticed)."""
+def changes(values: tuple, last: tuple) -> tuple[list, list]:
+    """``values`` as changes to ``last``: the indices and new values of the fields that changed,
+    with ``-1 - i`` and the tail for a tuple that only grew. A field left out is the very same
+    immutable object (compared by identity: an engine that changed an object in place would
+    otherwise go unnoticed)."""
+    indices: list = []
     found: list = []
-    for i, value in enumerate(values):
-        old = last[i]
+    i = -1
+    for value, old in zip(values, last):
+        i += 1
         if value is old:
-            immutable = _IMMUTABLE.get(type(value))
-            if immutable or (immutable is None and _immutable(type(value))):
+            if type(value) in _IMMUTABLE or _immutable(type(value)):
                 continue
         elif (
             type(value) is tuple
@@ -89,19 +92,26 @@ def changes(values: tuple, last: tuple) -> tuple:
             and 0 < len(old) < len(value)
             and all(map(_is, value, old))
         ):
-            found += (-1 - i, value[len(old) :])
+            indices.append(-1 - i)
+            found.append(value[len(old) :])
             continue
-        found += (i, value)
-    return tuple(found)
+        indices.append(i)
+        found.append(value)
+    return indices, found
 
 
-def apply_changes(values: list, found: tuple) -> None:
-    for j in range(0, len(found), 2):
-        i = found[j]
+def apply_changes(values: list, indices: list, found: list) -> None:
+    for i, value in zip(indices, found):
         if i < 0:
-            values[-1 - i] += found[j + 1]
+            values[-1 - i] += value
         else:
-            values[i] = found[j + 1]
+            values[i] = value
+
+
+def rebuild(cls: type, values: list) -> Observation:
+    observation = cls.__new__(cls)
+    _consume(map(setattr, repeat(observation), cls.fields, values))
+    return observation
 
 
 class CommandEncoder:
