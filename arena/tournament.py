@@ -128,8 +128,9 @@ def _outcomes_in_order(
 ) -> Iterator[tuple[ScheduledGame, GameOutcome]]:
     """Outcomes in schedule order: in this process when ``jobs`` is 0, else in worker processes."""
     if tournament.isolation == "process":
-        # Bigger chunks: every round of a chunk is one batch per bot process.
-        chunk = max(1, min(256, len(schedule) // max(1, jobs)))
+        # Bigger chunks: every round of a chunk is one batch per bot process, and as a chunk ends
+        # its last long games go with few others per round.
+        chunk = max(1, min(1024, len(schedule) // max(1, jobs)))
         with WorkerPool(max(1, jobs), None, tournament.move_time, _play_chunk_isolated) as pool:
             yield from pool.outcomes(schedule, chunk)
         return
