@@ -47,7 +47,7 @@ class IsolationError(Exception):
 
 
 class BotProcess:
-    """The worker's handle on one bot's process."""
+    """The worker's handle on one bot's process: started here, usable after ``wait_ready``."""
 
     def __init__(
         self, spec: BotSpec, move_time: float, memory: int, cpu: int | None, known: list
@@ -94,6 +94,9 @@ class BotProcess:
         self.answered = 0
         self.last_progress = time.monotonic()
         self.last_seen = 0
+
+    def wait_ready(self) -> None:
+        """Wait for the process to have loaded its bot; IsolationError if it cannot."""
         first = self.read_answers(time.monotonic() + STARTUP_SECONDS)
         self.answered = 0
         kind, detail = (first[2].get(0) if first else None) or ("", "it did not start")
@@ -101,7 +104,7 @@ class BotProcess:
             kind, detail = "", "it stopped at once"
         if kind != "ready":
             self.kill()
-            raise IsolationError(f"bot {spec.name!r} cannot start in its own process: {detail}")
+            raise IsolationError(f"bot {self.name!r} cannot start in its own process: {detail}")
 
     def send(self, commands: list, deadline: float) -> bool:
         """Write one batch; False if the process does not take it in time."""
@@ -251,14 +254,30 @@ class IsolatedPlayer:
             self._failed(name, process, "crash", runs)
             process = None
         if process is None:
+            self._launch([name])
+            if name in self.broken:
+                raise IsolationError(self.broken[name])
+            process = self.processes[name]
+        return process
+
+    def _launch(self, names) -> None:
+        """Start processes for ``names`` all at once (each takes a while to import its bot)."""
+        started = []
+        for name in names:
             try:
-                process = self.processes[name] = BotProcess(
-                    self.registry.bots[name], self.move_time, self.memory, self.cpu, self.known
+                started.append(
+                    BotProcess(
+                        self.registry.bots[name], self.move_time, self.memory, self.cpu, self.known
+                    )
                 )
             except IsolationError as exc:
                 self.broken[name] = str(exc)
-                raise
-        return process
+        for process in started:
+            try:
+                process.wait_ready()
+                self.processes[process.name] = process
+            except IsolationError as exc:
+                self.broken[process.name] = str(exc)
 
     def _start(self, run: _Run) -> None:
         run.attempt += 1
@@ -282,6 +301,8 @@ class IsolatedPlayer:
         runs = [_Run(item, dict(forfeits.get(item.index) or {})) for item in items]
         self.ready: list[_Run] = []  # games owed no answer: their next decisions can go out
         self.left = len(runs)
+        needed = {name for item in items for name in item.seats}
+        self._launch(sorted(needed - set(self.processes) - set(self.broken)))
         for run in runs:
             self._start(run)
         # As soon as some answers are in, their games move on and their next decisions go out,
