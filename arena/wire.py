@@ -125,8 +125,15 @@ class CommandEncoder:
         self.base = self.pickler.memo.copy()
 
     def encode(self, batch: list) -> bytes:
-        self.pickler.memo = self.base
-        return self._message(batch)
+        # Without memorising what it writes: a batch shares little but the known objects.
+        self.pickler.fast = True
+        try:
+            self.pickler.memo = self.base
+            return self._message(batch)
+        except (ValueError, RecursionError):  # a cycle: only the memo can write it
+            self.pickler.fast = False
+            self.pickler.memo = self.base
+            return self._message(batch)
 
     def _message(self, value) -> bytes:
         buffer = self.buffer

@@ -108,3 +108,14 @@ def test_answers_that_are_not_answers_are_refused():
     broken[4:8] = (3).to_bytes(4, "little")  # claims 3 bytes of JSON: not JSON
     broken += b"{x]"
     assert decode_answers(broken) is None
+
+
+def test_a_cyclic_command_still_goes_through():
+    encoder = CommandEncoder(known_objects(GAMES))
+    decoder = CommandDecoder()
+    decoder.decode(encoder.preamble[4:])
+    loop: list = ["x"]
+    loop.append(loop)
+    (got,) = decoder.decode(encoder.encode([loop])[4:])
+    assert got[0] == "x" and got[1] is got
+    assert decoder.decode(encoder.encode([("after", 1)])[4:]) == [("after", 1)]
