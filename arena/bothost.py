@@ -193,6 +193,15 @@ class Host:
                 self.reply("ok", None, 0.0)
 
 
+def _batch_scheduling() -> None:
+    """Woken by a batch, wait for a free CPU rather than preempt the game worker, which every
+    game waits on (``SCHED_BATCH``: the same share of the CPU, no wake-up preemption)."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
+    except (AttributeError, OSError):
+        pass
+
+
 def _limit_memory(limit: int) -> None:
     if limit > 0:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
@@ -201,6 +210,7 @@ def _limit_memory(limit: int) -> None:
 def main() -> None:
     config = json.loads(os.environ.pop(CONFIG_ENV))
     die_with_parent()
+    _batch_scheduling()
     command_fd = int(config["command_fd"])
     # The bot's prints must not reach the reply pipe, nor the run's own output.
     os.dup2(2, 1)
