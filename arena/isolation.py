@@ -17,15 +17,16 @@ where it happened.
 
 from __future__ import annotations
 
+import gc
 import json
 import mmap
 import os
-import pickle
 import select
 import subprocess
 import sys
 import time
 from collections import deque
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,6 +37,7 @@ from .plugins import BotSpec, Registry
 from .referee import GameOutcome, SeatForfeit, Table
 from .schedule import ScheduledGame
 from .watchdog import grace_for
+from .wire import FAULT, CommandEncoder, changes, decode_answers, fields_getter, known_objects
 
 STARTUP_SECONDS = 30.0
 
@@ -45,9 +47,11 @@ class IsolationError(Exception):
 
 
 class BotProcess:
-    """The worker's handle on one bot's process."""
+    """The worker's handle on one bot's process: started here, usable after ``wait_ready``."""
 
-    def __init__(self, spec: BotSpec, move_time: float, memory: int, cpu: int | None):
+    def __init__(
+        self, spec: BotSpec, move_time: float, memory: int, cpu: int | None, known: list
+    ):
         if spec.origin is None:
             raise IsolationError(
                 f"bot {spec.name!r} ({spec.source}) was not loaded from a file or an entry point, "
@@ -83,23 +87,30 @@ class BotProcess:
         os.close(reply_write)
         os.close(progress_fd)
         os.set_blocking(self.command_fd, False)
-        self.buffer = b""
+        self.encoder = CommandEncoder(known)
+        self.buffer = bytearray()
         self.expected: deque = deque()  # (run, op, seat, attempt) of each command not answered
         self.sent = 0
         self.answered = 0
         self.last_progress = time.monotonic()
         self.last_seen = 0
+
+    def wait_ready(self) -> None:
+        """Wait for the process to have loaded its bot; IsolationError if it cannot."""
         first = self.read_answers(time.monotonic() + STARTUP_SECONDS)
         self.answered = 0
-        if not first or first[0][0] != "ready":
-            detail = first[0][1] if first else "it did not start"
+        kind, detail = (first[2].get(0) if first else None) or ("", "it did not start")
+        if kind == "ready" and not self._write(self.encoder.preamble, time.monotonic() + 1.0):
+            kind, detail = "", "it stopped at once"
+        if kind != "ready":
             self.kill()
-            raise IsolationError(f"bot {spec.name!r} cannot start in its own process: {detail}")
+            raise IsolationError(f"bot {self.name!r} cannot start in its own process: {detail}")
 
     def send(self, commands: list, deadline: float) -> bool:
         """Write one batch; False if the process does not take it in time."""
-        data = pickle.dumps(commands, protocol=pickle.HIGHEST_PROTOCOL)
-        data = len(data).to_bytes(4, "little") + data
+        return self._write(self.encoder.encode(commands), deadline)
+
+    def _write(self, data: bytes, deadline: float) -> bool:
         view = memoryview(data)
         while view:
             try:
@@ -114,34 +125,38 @@ class BotProcess:
                 return False
         return True
 
-    def read_answers(self, deadline: float) -> list | None:
-        """The answers in so far, waiting until ``deadline`` for some; None if the process is gone."""
-        answers: list = []
+    def read_answers(self, deadline: float) -> tuple[list, list, dict] | None:
+        """The answers in by ``deadline`` (see ``receive``), waiting for some."""
         while True:
-            if b"\n" in self.buffer:
-                lines, _, self.buffer = self.buffer.rpartition(b"\n")
-                try:
-                    for line in lines.split(b"\n"):
-                        answers.extend(json.loads(line))
-                except ValueError:
-                    return None
-                self.answered += len(answers)
-                return answers
             wait = max(0.0, deadline - time.monotonic())
             ready, _, _ = select.select([self.reply_fd], [], [], wait)
             if not ready:
+                return [], [], {}
+            answers = self.receive()
+            if answers is None or answers[0]:
                 return answers
-            try:
-                chunk = os.read(self.reply_fd, 1 << 16)
-            except OSError:
-                return None
-            if not chunk:
-                return None
-            self.buffer += chunk
+
+    def receive(self) -> tuple[list, list, dict] | None:
+        """Read the pipe, which is readable -> (codes, seconds, {position: (kind, message)}) of
+        the complete answers in; None if the process is gone or wrote something else."""
+        try:
+            chunk = os.read(self.reply_fd, 1 << 16)
+        except OSError:
+            return None
+        if not chunk:
+            return None
+        self.buffer += chunk
+        decoded = decode_answers(self.buffer)
+        if decoded is None:
+            return None
+        used, codes, seconds, faults = decoded
+        del self.buffer[:used]
+        self.answered += len(codes)
+        return codes, seconds, faults
 
     def started(self) -> int:
         """How many commands the bot process has begun, over its life."""
-        return int.from_bytes(self.progress[0:8], "little")
+        return int.from_bytes(self.progress[0:8], sys.byteorder)  # the host writes a native "Q"
 
     def death(self) -> str:
         try:
@@ -171,6 +186,20 @@ class BotProcess:
         self.progress.close()
 
 
+_UNDESCRIBED = ("exception", "a fault it did not describe")
+
+
+@contextmanager
+def _fewer_collections():
+    """Most of what a round allocates is freed by the next one: collect less often meanwhile."""
+    old = gc.get_threshold()
+    gc.set_threshold(10_000, 10, 10)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
+
+
 @dataclass(eq=False)
 class _Run:
     """One scheduled game being played (perhaps again, after a bot process died)."""
@@ -180,6 +209,7 @@ class _Run:
     attempt: int = 0
     table: Table | None = None
     created: set = field(default_factory=set)
+    views: dict = field(default_factory=dict)  # seat -> (class, field values) of its last observation
     phase: str = "play"  # play, end, done
     waiting: int = 0
     outcome: GameOutcome | None = None
@@ -208,6 +238,7 @@ class IsolatedPlayer:
         self.limit = move_time + grace_for(move_time)
         self.processes: dict[str, BotProcess] = {}
         self.broken: dict[str, str] = {}  # bots that cannot start in a process of their own
+        self.known = known_objects(games.values())
 
     def close(self) -> None:
         for process in self.processes.values():
@@ -223,14 +254,30 @@ class IsolatedPlayer:
             self._failed(name, process, "crash", runs)
             process = None
         if process is None:
+            self._launch([name])
+            if name in self.broken:
+                raise IsolationError(self.broken[name])
+            process = self.processes[name]
+        return process
+
+    def _launch(self, names) -> None:
+        """Start processes for ``names`` all at once (each takes a while to import its bot)."""
+        started = []
+        for name in names:
             try:
-                process = self.processes[name] = BotProcess(
-                    self.registry.bots[name], self.move_time, self.memory, self.cpu
+                started.append(
+                    BotProcess(
+                        self.registry.bots[name], self.move_time, self.memory, self.cpu, self.known
+                    )
                 )
             except IsolationError as exc:
                 self.broken[name] = str(exc)
-                raise
-        return process
+        for process in started:
+            try:
+                process.wait_ready()
+                self.processes[process.name] = process
+            except IsolationError as exc:
+                self.broken[process.name] = str(exc)
 
     def _start(self, run: _Run) -> None:
         run.attempt += 1
@@ -245,22 +292,33 @@ class IsolatedPlayer:
             run.forfeits,
         )
         run.created = set()
+        run.views = {}
         run.phase = "play"
         run.waiting = 0
+        self.ready.append(run)
 
     def play(self, items: list[ScheduledGame], forfeits: dict[int, dict]) -> list[GameOutcome]:
         runs = [_Run(item, dict(forfeits.get(item.index) or {})) for item in items]
+        self.ready: list[_Run] = []  # games owed no answer: their next decisions can go out
+        self.left = len(runs)
+        needed = {name for item in items for name in item.seats}
+        self._launch(sorted(needed - set(self.processes) - set(self.broken)))
         for run in runs:
             self._start(run)
         # As soon as some answers are in, their games move on and their next decisions go out,
         # so that the bot processes and the referee work at the same time.
-        while any(run.phase != "done" for run in runs):
-            self._send(runs, runs)
-            self._collect(runs)
+        with _fewer_collections():
+            while self.left:
+                if self.ready:
+                    self._send(runs)
+                if self.left:
+                    self._collect(runs)
         return [run.outcome for run in runs]
 
-    def _key(self, run: _Run, seat: int) -> tuple:
-        return (run.item.index, run.attempt, seat)
+    @staticmethod
+    def _key(run: _Run, seat: int) -> int:
+        # One bot object per seat of a game; a replayed game's old ones are dropped first.
+        return run.item.index * 4096 + seat
 
     def _next_commands(self, run: _Run, batches: dict) -> None:
         table = run.table
@@ -277,26 +335,44 @@ class IsolatedPlayer:
                         (run, "new", seat, run.attempt, ("new", key, seed, table.info(seat)))
                     )
                     run.waiting += 1
-                commands.append((run, "act", seat, run.attempt, ("act", key, table.observation())))
+                commands.append((run, "act", seat, run.attempt, self._act(run, seat, key, table)))
                 run.waiting += 1
                 return
             run.phase = "end"
             result = table.result()
             for seat in sorted(run.created):
-                if not table.is_forfeited(seat):
-                    batches.setdefault(names[seat], []).append(
-                        (run, "end", seat, run.attempt, ("end", self._key(run, seat), result))
-                    )
-                    run.waiting += 1
+                if table.is_forfeited(seat):
+                    self._drop(run, seat)
+                    continue
+                batches.setdefault(names[seat], []).append(
+                    (run, "end", seat, run.attempt, ("end", self._key(run, seat), result))
+                )
+                run.waiting += 1
         if run.phase == "end" and not run.waiting:
             run.phase = "done"
             run.outcome = table.outcome()
+            self.left -= 1
 
-    def _send(self, group: list[_Run], runs: list[_Run]) -> None:
-        """Move every game of ``group`` that is not waiting to its next decisions; send them."""
+    @staticmethod
+    def _act(run: _Run, seat: int, key: int, table: Table) -> tuple:
+        observation = table.observation()
+        cls = type(observation)
+        getter = fields_getter(cls)
+        if getter is None:
+            return ("act", key, observation)
+        values = getter(observation)
+        last = run.views.get(seat)
+        run.views[seat] = (cls, values)
+        if last is None or last[0] is not cls:
+            return ("act", key, observation)
+        return ("act+", key, *changes(values, last[1]))
+
+    def _send(self, runs: list[_Run]) -> None:
+        """Move every game owed no answer to its next decisions; send them."""
         batches: dict[str, list] = {}
-        for run in group:
-            if run.phase != "done" and not run.waiting:
+        ready, self.ready = self.ready, []
+        for run in ready:
+            if run.phase != "done" and not run.waiting:  # (a replayed game may be listed twice)
                 self._next_commands(run, batches)
         now = time.monotonic()
         for name, entries in batches.items():
@@ -322,18 +398,17 @@ class IsolatedPlayer:
         """Settle the answers that are in, waiting for some; handle processes that fail."""
         owing = {p.reply_fd: (name, p) for name, p in self.processes.items() if p.expected}
         if not owing:
-            if any(run.waiting for run in runs):
+            if not self.ready:
                 raise RuntimeError("internal error: a game waits for an answer nobody owes")
             return
         ready, _, _ = select.select(list(owing), [], [], 0.05)
         for fd in ready:
             name, process = owing[fd]
-            answers = process.read_answers(0.0)  # ready: reads what is there
+            answers = process.receive()
             if answers is None:
                 self._failed(name, process, "crash", runs)
                 continue
-            for answer in answers:
-                self._settle(process.expected.popleft(), answer)
+            self._settle(process.expected, *answers)
         # Each command may take up to the limit: watch the one each process is on.
         now = time.monotonic()
         for name, process in list(self.processes.items()):
@@ -346,28 +421,34 @@ class IsolatedPlayer:
             elif now > process.last_progress + self.limit:
                 self._failed(name, process, "timeout", runs)
 
-    def _settle(self, expected: tuple, reply: list) -> None:
-        run, op, seat, attempt = expected
-        if run.attempt != attempt or op == "drop":
-            return  # an answer for a game that has been restarted since
-        run.waiting -= 1
-        table = run.table
-        status, value, seconds = reply
-        if op == "act":
-            if table.is_forfeited(seat):  # its creation failed in this same batch
-                table.fallback_move()
-            elif status == "ok":
-                table.resolve(value, float(seconds))
-            elif status == "gone":
-                table.fault("exception", "its bot object was lost")
-            else:
-                table.fault(str(status), str(value), float(seconds))
-        elif op == "new":
-            if status != "ok":
-                created = not str(value).startswith("could not be created")
-                table.fault_at_start(seat, str(status), str(value), forfeit=not created)
-        elif op == "end" and status != "ok":
-            table.fault_at_end(seat, str(status), str(value))
+    def _settle(self, expected: deque, codes: list, seconds: list, faults: dict) -> None:
+        ready = self.ready
+        for position, code in enumerate(codes):
+            run, op, seat, attempt = expected.popleft()
+            if run.attempt != attempt:
+                continue  # an answer for a game that has been restarted since
+            table = run.table
+            if op == "act":
+                if table.is_forfeited(seat):  # its creation failed in this same batch
+                    table.fallback_move()
+                elif code != FAULT:
+                    table.resolve(code, seconds[position])
+                else:
+                    kind, message = faults.get(position, _UNDESCRIBED)
+                    if kind == "gone":
+                        table.fault("exception", "its bot object was lost")
+                    else:
+                        table.fault(kind, message, seconds[position])
+            elif code == FAULT:
+                kind, message = faults.get(position, _UNDESCRIBED)
+                if op == "new":
+                    created = not message.startswith("could not be created")
+                    table.fault_at_start(seat, kind, message, forfeit=not created)
+                elif op == "end":
+                    table.fault_at_end(seat, kind, message)
+            run.waiting -= 1
+            if not run.waiting:
+                ready.append(run)
 
     def _failed(self, name: str, process: BotProcess, why: str, runs: list[_Run]) -> None:
         """A bot process died or hung: blame the decision it was on, replay what it touched."""
@@ -400,9 +481,16 @@ class IsolatedPlayer:
     def _restart(self, run: _Run) -> None:
         # Bot objects of the old attempt in other processes are dropped; their answers ignored.
         for seat in run.created:
-            process = self.processes.get(run.item.seats[seat])
-            if process is not None:
-                process.expected.append((run, "drop", seat, run.attempt))
-                process.sent += 1
-                process.send([("drop", self._key(run, seat))], time.monotonic() + self.limit)
+            self._drop(run, seat)
         self._start(run)
+
+    def _drop(self, run: _Run, seat: int) -> None:
+        """Forget a seat's bot object in its process, if that still runs; the answer is ignored."""
+        process = self.processes.get(run.item.seats[seat])
+        if process is not None:
+            now = time.monotonic()
+            if not process.expected:
+                process.last_progress = now
+            process.expected.append((run, "drop", seat, -1))
+            process.sent += 1
+            process.send([("drop", self._key(run, seat))], now + self.limit)

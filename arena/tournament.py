@@ -128,7 +128,8 @@ def _outcomes_in_order(
 ) -> Iterator[tuple[ScheduledGame, GameOutcome]]:
     """Outcomes in schedule order: in this process when ``jobs`` is 0, else in worker processes."""
     if tournament.isolation == "process":
-        # Bigger chunks: every round of a chunk is one batch per bot process.
+        # Bigger chunks: every round of a chunk is one batch per bot process. Not bigger than 256,
+        # so that the progress display moves and Ctrl-C keeps most of the work done.
         chunk = max(1, min(256, len(schedule) // max(1, jobs)))
         sizes = [chunk] * -(-len(schedule) // chunk)
         with WorkerPool(max(1, jobs), None, tournament.move_time, _play_chunk_isolated) as pool:

@@ -1,0 +1,121 @@
+"""What goes through the pipes of ``--isolation process`` (``arena.wire``): a bot process gets
+exactly the observation the engine made, and the worker reads back only well-formed answers."""
+
+from __future__ import annotations
+
+import random
+from array import array
+
+import pytest
+
+from arena.games import HowLowCanYouGo, TwentyDown
+from arena.games.base import Observation
+from arena.wire import (
+    FAULT,
+    OK,
+    CommandDecoder,
+    CommandEncoder,
+    apply_changes,
+    changes,
+    decode_answers,
+    encode_answers,
+    fields_getter,
+    known_objects,
+    rebuild,
+)
+
+GAMES = (TwentyDown(), HowLowCanYouGo())
+
+
+def _observations(game, seed: str):
+    state = game.new_state(seed)
+    rng = random.Random(seed)
+    while (seat := state.current_player()) >= 0:
+        yield seat, state.observation(seat)
+        state.apply_legal(rng.randrange(len(state.legal_actions())))
+
+
+def _same(a, b) -> bool:
+    return type(a) is type(b) and repr(a) == repr(b)
+
+
+@pytest.mark.parametrize("game", GAMES, ids=lambda g: g.name)
+def test_each_seat_gets_the_engines_observation_through_pickles_and_changes(game):
+    encoder = CommandEncoder(known_objects(GAMES))
+    decoder = CommandDecoder()
+    decoder.decode(encoder.preamble[4:])
+    sent: dict = {}  # the worker's last values per seat
+    views: dict = {}  # the bot process's
+    for seat, observation in _observations(game, "wire"):
+        values = fields_getter(type(observation))(observation)
+        last = sent.get(seat)
+        sent[seat] = values
+        if last is None:
+            (got,) = decoder.decode(encoder.encode([observation])[4:])
+            views[seat] = list(fields_getter(type(got))(got))
+        else:
+            (found,) = decoder.decode(encoder.encode([changes(values, last)])[4:])
+            apply_changes(views[seat], *found)
+            got = rebuild(type(observation), views[seat])
+        assert _same(got, observation)
+        for name in type(observation).fields:
+            assert _same(getattr(got, name), getattr(observation, name)), name
+
+
+class _Listy(Observation):
+    __slots__ = ("log",)
+    fields = Observation.fields + __slots__
+
+
+def test_an_object_changed_in_place_is_sent_again():
+    log = [1]
+    first = rebuild(_Listy, ["g", 0, [], log])
+    log.append(2)  # the same list, changed: identity alone must not count as unchanged
+    second = rebuild(_Listy, ["g", 0, [], log])
+    getter = fields_getter(_Listy)
+    indices, found = changes(getter(second), getter(first))
+    assert 3 in indices and [1, 2] in found
+    assert 0 not in indices and 1 not in indices  # the same str and int: left out
+
+
+def test_a_tuple_that_grew_sends_its_tail():
+    head = (("a", 1), ("b", 2))
+    indices, found = changes(("g", head + (("c", 3),)), ("g", head))
+    assert indices == [-2] and found == [(("c", 3),)]
+    values = ["g", head]
+    apply_changes(values, indices, found)
+    assert values == ["g", head + (("c", 3),)]
+
+
+def test_answers_round_trip_and_arrive_whole_or_not_at_all():
+    data = encode_answers(
+        array("i", [3, OK, FAULT]), array("d", [0.25, 0.0, 1.5]), [[2, "timeout", "too slow"]]
+    )
+    more = encode_answers(array("i", [0]), array("d", [0.125]), [])
+    buffer = bytearray(data + more[:5])
+    used, codes, seconds, faults = decode_answers(buffer)
+    assert used == len(data)
+    assert codes == [3, OK, FAULT] and seconds == [0.25, 0.0, 1.5]
+    assert faults == {2: ("timeout", "too slow")}
+    del buffer[:used]
+    buffer += more[5:]
+    assert decode_answers(buffer)[1:3] == ([0], [0.125])
+
+
+def test_answers_that_are_not_answers_are_refused():
+    assert decode_answers(bytearray(b"\xff" * 16)) is None
+    broken = bytearray(encode_answers(array("i", [FAULT]), array("d", [0.0]), []))
+    broken[4:8] = (3).to_bytes(4, "little")  # claims 3 bytes of JSON: not JSON
+    broken += b"{x]"
+    assert decode_answers(broken) is None
+
+
+def test_a_cyclic_command_still_goes_through():
+    encoder = CommandEncoder(known_objects(GAMES))
+    decoder = CommandDecoder()
+    decoder.decode(encoder.preamble[4:])
+    loop: list = ["x"]
+    loop.append(loop)
+    (got,) = decoder.decode(encoder.encode([loop])[4:])
+    assert got[0] == "x" and got[1] is got
+    assert decoder.decode(encoder.encode([("after", 1)])[4:]) == [("after", 1)]
