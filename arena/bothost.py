@@ -32,6 +32,7 @@ from array import array
 
 from .plugins import load_bot_alone
 from .referee import _NO_ANSWER, _describe, classify
+from .sandbox import signal_only_self
 from .watchdog import INF, get_watchdog
 from .wire import FAULT, OK, CommandDecoder, apply_changes, encode_answers, fields_getter, rebuild
 from .workers import die_with_parent
@@ -218,6 +219,7 @@ def main() -> None:
     if config.get("cpu"):
         seconds = int(config["cpu"])
         resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
+    signal_only_self()  # before the bot's file is imported: it may not kill its worker or the run
     try:
         host = Host(config)
     except BaseException as exc:

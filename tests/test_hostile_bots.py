@@ -28,6 +28,8 @@ import pytest
 from conftest import FIRST_BOT, RANDOM_BOT, bot_file, count_games, write_bots
 from test_cli import arena_process, run_args
 
+from arena import sandbox
+
 pytestmark = pytest.mark.usefixtures("isolated")
 
 TD = "twenty-down"
@@ -727,22 +729,26 @@ def test_bot_that_cannot_start_in_its_own_process_forfeits_and_the_others_play(t
 PARENT_KILLER = bot_file(
     "parent-killer", "os.kill(os.getppid(), signal.SIGKILL)", header="import os\nimport signal"
 )
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: in process isolation a bot process is the child of its game worker, so "
-    "os.kill(os.getppid(), SIGKILL) kills the worker; the pool cannot blame a bot for a worker "
-    "death in this mode (workers.WorkerPool._replace: culprit = None when play is None) and after "
-    "three such deaths stops the whole run (exit 1)",
+GRANDPARENT_KILLER = bot_file(
+    "parent-killer",
+    "os.kill(int(open(f'/proc/{os.getppid()}/stat').read().rsplit(')', 1)[1].split()[1]), "
+    "signal.SIGKILL)",
+    header="import os\nimport signal",
 )
-def test_process_mode_bot_killing_its_game_worker_is_a_fault(tmp_path):
-    ran = hostile_run(
-        tmp_path, {"parent_killer.py": PARENT_KILLER}, "parent-killer,random", "process", games=2
-    )
+
+
+@pytest.mark.skipif(not sandbox.supported(), reason="the signal filter needs Linux x86-64 or arm64")
+@pytest.mark.parametrize("victim", ["parent", "grandparent"])
+def test_process_mode_bot_killing_its_game_worker_or_the_run_is_a_fault(tmp_path, victim):
+    """A bot process may signal only itself (arena.sandbox): killing its game worker (its parent)
+    or the run (the worker's parent) fails with PermissionError, an exception fault."""
+    files = {"parent_killer.py": PARENT_KILLER if victim == "parent" else GRANDPARENT_KILLER}
+    ran = hostile_run(tmp_path, files, "parent-killer,random", "process", games=2)
     assert ran.proc.returncode == 0, ran.proc.stderr[-2000:]
     assert_others_untouched(ran, {"parent-killer"})
     assert ran.rows["parent-killer"]["faults"] >= 1
+    assert {fault[4] for fault in ran.faults()} == {"exception"}
+    assert "PermissionError" in " ".join(message for *_, message in ran.faults())
 
 
 # --- one bot sabotaging the time limit of another -------------------------------------------------

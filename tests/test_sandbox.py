@@ -1,0 +1,69 @@
+"""arena.sandbox: a bot process (``--isolation process``) may signal only itself."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from arena import sandbox
+
+pytestmark = pytest.mark.skipif(not sandbox.supported(), reason="Linux x86-64 or arm64 only")
+
+# Signal 0 only checks that a signal could be sent: nothing is harmed if the filter fails.
+PROBE = r"""
+import os, signal, subprocess, threading
+from arena.sandbox import signal_only_self
+
+print("installed", signal_only_self())
+os.kill(os.getpid(), 0)
+print("self", "allowed")
+signal.signal(signal.SIGUSR1, lambda *a: print("thread signal", "allowed"))
+signal.pthread_kill(threading.main_thread().ident, signal.SIGUSR1)  # the watchdog's way
+for what, send in [
+    ("parent", lambda: os.kill(os.getppid(), 0)),
+    ("group", lambda: os.killpg(os.getpgrp(), 0)),
+    ("everyone-in-group", lambda: os.kill(0, 0)),
+    ("init", lambda: os.kill(1, 0)),
+]:
+    try:
+        send()
+        print(what, "allowed")
+    except PermissionError:
+        print(what, "refused")
+shell = subprocess.run(["sh", "-c", f"kill -0 {os.getppid()}"], capture_output=True)
+print("child process", "refused" if shell.returncode else "allowed")
+"""
+
+
+def test_a_filtered_process_may_signal_itself_and_nobody_else():
+    done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    seen = dict(line.rsplit(" ", 1) for line in done.stdout.splitlines())
+    assert seen == {
+        "installed": "True",
+        "self": "allowed",
+        "thread signal": "allowed",
+        "parent": "refused",
+        "group": "refused",
+        "everyone-in-group": "refused",
+        "init": "refused",
+        "child process": "refused",
+    }
+
+
+def test_without_the_filter_the_probe_is_allowed_everything():
+    """The probe itself can tell: unfiltered, signalling the parent works."""
+    probe = PROBE.replace("signal_only_self()", "False")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert "parent allowed" in done.stdout and "child process allowed" in done.stdout
+
+
+@pytest.mark.parametrize("machine", ["x86_64", "aarch64"])
+def test_the_filter_program_jumps_stay_inside_it(machine):
+    rows = sandbox.filter_program(machine, 4242)
+    for index, (code, jt, jf, _) in enumerate(rows):
+        if code in (0x15, 0x35):
+            assert index + 1 + jt < len(rows) and index + 1 + jf < len(rows)
+    assert rows[-1][0] == 0x06 and rows[-2][0] == 0x06  # it ends in returns
