@@ -1,10 +1,12 @@
 """arena: pit card-playing bots against each other under exact rules, rated with TrueSkill.
 
-The public names a bot file uses are ``arena.Bot`` and ``arena.hookimpl``.
+The public names a bot file uses are ``arena.Bot`` and ``arena.hookimpl`` (and, for a search with
+a time budget, ``arena.Deadline``).
 """
 
 from .bot import Bot
 from .cards import CARDS, Card, Suit, parse_card, parse_cards, parse_suit
+from .deadline import Deadline
 from .hookspecs import hookimpl
 
 __version__ = "0.1.0"
@@ -13,6 +15,7 @@ __all__ = [
     "CARDS",
     "Bot",
     "Card",
+    "Deadline",
     "Suit",
     "__version__",
     "hookimpl",

@@ -38,6 +38,8 @@ from .wire import FAULT, OK, CommandDecoder, apply_changes, encode_answers, fiel
 from .workers import die_with_parent
 
 CONFIG_ENV = "ARENA_BOTHOST"
+
+
 def _read_exact(fd: int, n: int) -> bytes | None:
     chunks = []
     while n:
@@ -223,7 +225,9 @@ def main() -> None:
     try:
         host = Host(config)
     except BaseException as exc:
-        data = encode_answers(array("i", [FAULT]), array("d", [0.0]), [[0, "broken", _describe(exc)]])
+        data = encode_answers(
+            array("i", [FAULT]), array("d", [0.0]), [[0, "broken", _describe(exc)]]
+        )
         os.write(int(config["reply_fd"]), data)
         return
     _limit_memory(int(config.get("memory", 0)))

@@ -49,9 +49,7 @@ class IsolationError(Exception):
 class BotProcess:
     """The worker's handle on one bot's process: started here, usable after ``wait_ready``."""
 
-    def __init__(
-        self, spec: BotSpec, move_time: float, memory: int, cpu: int | None, known: list
-    ):
+    def __init__(self, spec: BotSpec, move_time: float, memory: int, cpu: int | None, known: list):
         if spec.origin is None:
             raise IsolationError(
                 f"bot {spec.name!r} ({spec.source}) was not loaded from a file or an entry point, "
@@ -209,7 +207,9 @@ class _Run:
     attempt: int = 0
     table: Table | None = None
     created: set = field(default_factory=set)
-    views: dict = field(default_factory=dict)  # seat -> (class, field values) of its last observation
+    views: dict = field(
+        default_factory=dict
+    )  # seat -> (class, field values) of its last observation
     phase: str = "play"  # play, end, done
     waiting: int = 0
     outcome: GameOutcome | None = None

@@ -57,7 +57,8 @@ def filter_program(machine: str, pid: int) -> list[tuple[int, int, int, int]]:
     """The BPF program as (code, jump if true, jump if false, constant) rows."""
     arch, own_pid_only, refused = _SYSCALLS[machine]
     checks = len(own_pid_only) + len(refused)
-    # Layout: 0 arch, 1 arch?, 2 refuse, 3 nr, 4 x32?, checks..., allow, check pid, pid?, allow, refuse
+    # Rows: 0 load arch, 1 arch?, 2 refuse, 3 load nr, 4 x32?, the checks, allow,
+    # load the first argument, this pid?, allow, refuse.
     allow = 5 + checks
     check_pid = allow + 1
     refuse_at_end = check_pid + 3

@@ -78,9 +78,7 @@ def write_bot_file(name: str, game: str, bots_dir: Path, registry=None) -> Path:
     except UnknownNameError as exc:
         raise ScaffoldError(str(exc)) from None
     if name in registry.bots:
-        raise ScaffoldError(
-            f"bot name {name!r} is already taken by {registry.bots[name].source}"
-        )
+        raise ScaffoldError(f"bot name {name!r} is already taken by {registry.bots[name].source}")
     template = TEMPLATES.get(game_name, GENERIC)
     source = template.format(name=name, cls=_class_name(name), game=game_name)
     bots_dir.mkdir(parents=True, exist_ok=True)
@@ -88,7 +86,9 @@ def write_bot_file(name: str, game: str, bots_dir: Path, registry=None) -> Path:
         with open(path, "x", encoding="utf-8") as f:  # "x": never overwrite, even in a race
             f.write(source)
     except FileExistsError:
-        raise ScaffoldError(f"{path} already exists; choose another name or edit that file") from None
+        raise ScaffoldError(
+            f"{path} already exists; choose another name or edit that file"
+        ) from None
     except OSError as exc:
         raise ScaffoldError(f"cannot write {path}: {exc.strerror or exc}") from None
     return path

@@ -197,7 +197,9 @@ class Store:
         row = self.db.execute("PRAGMA quick_check(1)").fetchone()
         if row is None or row[0] != "ok":
             detail = " ".join(str(row[0]).replace("*", "").split()) if row else "no answer"
-            raise StoreError(f"{self.path}: not a valid arena database (damaged: {detail}); use --db")
+            raise StoreError(
+                f"{self.path}: not a valid arena database (damaged: {detail}); use --db"
+            )
 
     def _check_writable(self) -> None:
         """Fail now, not after the first game, if the file cannot be written."""

@@ -205,6 +205,4 @@ def test_what_it_does_not_transcribe_goes_to_the_package():
     ranks = [1, 0, 1, 2]
     assert rate_free_for_all(env, ratings, ranks) == package_pairs(env, ratings, ranks)
     objects = [trueskill.Rating(mu, sigma) for mu, sigma in ratings]
-    assert state(rate_ratings(env, objects, ranks)) == state(
-        package_ratings(env, objects, ranks)
-    )
+    assert state(rate_ratings(env, objects, ranks)) == state(package_ratings(env, objects, ranks))

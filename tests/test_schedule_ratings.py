@@ -193,7 +193,9 @@ def test_rating_table_starts_from_stored_ratings():
     environment = environment_for("twenty-down")
     env = ts_env(environment)
     start_a, start_b = env.create_rating(30.0, 2.0), env.create_rating(20.0, 3.0)
-    table = RatingTable(environment, {"a": (start_a.pi, start_a.tau), "b": (start_b.pi, start_b.tau)})
+    table = RatingTable(
+        environment, {"a": (start_a.pi, start_a.tau), "b": (start_b.pi, start_b.tau)}
+    )
     table.update({"a": 2.0, "b": 1.0})
     (a,), (b,) = env.rate([(start_a,), (start_b,)], ranks=[2.0, 1.0])
     assert table.states() == {"a": (a.pi, a.tau, a.mu, a.sigma), "b": (b.pi, b.tau, b.mu, b.sigma)}

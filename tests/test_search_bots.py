@@ -1,5 +1,5 @@
-"""The bundled search bots (bots/search/td_search.py, bots/search/hl_search.py): legal answers, samples that
-respect everything the observation proves, budgets, reproducibility, registration."""
+"""The bundled search bots (bots/search/td_search.py, bots/search/hl_search.py): legal answers,
+samples that respect everything the observation proves, budgets, reproducibility, registration."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from collections import Counter
 import pytest
 from conftest import REPO
 
+import arena
 from arena.games.how_low import HowLowCanYouGo
 from arena.games.twenty_down import PACK, TwentyDown
 from arena.plugins import load_registry
@@ -321,8 +322,9 @@ def test_td_search_uses_exactly_its_iterations(td, monkeypatch, phase):
     real = td.sample_deal
     monkeypatch.setattr(td, "sample_deal", lambda *a, **k: calls.append(1) or real(*a, **k))
     game, obs = td_position(phase=phase)
-    bot = make_bot(td.TwentyDownSearch, game, obs.seat, 1, move_time=60, iterations=13,
-                   time_budget=30)
+    bot = make_bot(
+        td.TwentyDownSearch, game, obs.seat, 1, move_time=60, iterations=13, time_budget=30
+    )
     bot.act(obs)
     assert len(calls) == 13
 
@@ -332,8 +334,7 @@ def test_hl_search_uses_exactly_its_iterations(hl, monkeypatch):
     real = hl.sample_hidden
     monkeypatch.setattr(hl, "sample_hidden", lambda *a, **k: calls.append(1) or real(*a, **k))
     game, obs = hl_position()
-    bot = make_bot(hl.HowLowSearch, game, obs.seat, 1, move_time=60, iterations=13,
-                   time_budget=30)
+    bot = make_bot(hl.HowLowSearch, game, obs.seat, 1, move_time=60, iterations=13, time_budget=30)
     bot.act(obs)
     assert len(calls) == 13
 
@@ -349,8 +350,9 @@ def test_search_stops_at_its_time_cap(td, hl, which, time_budget, move_time):
     else:
         game, obs = hl_position()
         cls = hl.HowLowSearch
-    bot = make_bot(cls, game, obs.seat, 1, move_time=move_time, iterations=10**9,
-                   time_budget=time_budget)
+    bot = make_bot(
+        cls, game, obs.seat, 1, move_time=move_time, iterations=10**9, time_budget=time_budget
+    )
     start, cpu_start = time.perf_counter(), time.process_time()
     assert bot.act(obs) in obs.legal_actions
     elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
@@ -425,3 +427,16 @@ def test_the_ladder_tournament_file_names_loadable_bots():
         assert len(section.bots) == 4
         for name in section.bots:
             assert registry.bot(name).plays(section.name), name
+
+
+def test_deadline_passes_on_cpu_time_or_on_the_clock():
+    spin = arena.Deadline(0.05, 10.0)  # CPU time runs out first while computing
+    start = time.process_time()
+    while not spin.passed():
+        pass
+    assert 0.05 <= time.process_time() - start < 0.5
+    sleep = arena.Deadline(10.0, 0.05)  # the clock runs out first while sleeping
+    start = time.perf_counter()
+    while not sleep.passed():
+        time.sleep(0.005)
+    assert 0.05 <= time.perf_counter() - start < 0.5

@@ -116,7 +116,7 @@ class Observation:
         getter = cls.__dict__.get("_values")
         if getter is None:
             getter = operator.attrgetter(*cls.fields)
-            setattr(cls, "_values", getter)
+            cls._values = getter
         return (_rebuild_observation, (cls, getter(self)))
 
     def __repr__(self) -> str:

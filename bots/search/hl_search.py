@@ -38,13 +38,11 @@ others' discards in the pile from those worth more, and the rest (the cards draw
 stock, in a fresh random order) from whatever is left.
 
 **Budgets.** ``iterations`` samples per decision, cut short after ``time_budget`` seconds of CPU
-time or half the move time on the clock, whichever comes first (anytime). A decision with one
-sensible choice is answered at once. Every random draw comes from ``self.rng``.
+time or half the move time on the clock, whichever comes first (``arena.Deadline``; anytime). A
+decision with one sensible choice is answered at once. Every random draw comes from ``self.rng``.
 """
 
 from __future__ import annotations
-
-import time
 
 import arena
 from arena.games.how_low import VALUE
@@ -208,18 +206,6 @@ def _exchange(hand, out, pool):
     del pool[-n:]
 
 
-def search_deadline(cpu_seconds, wall_seconds):
-    """When a search must stop: after ``cpu_seconds`` of this process's CPU time (a budget that
-    a busy machine does not shrink, so the iteration budget decides on any sensible machine) or
-    ``wall_seconds`` on the clock (the safety cap that keeps the answer inside the move time)."""
-    return time.process_time() + cpu_seconds, time.perf_counter() + wall_seconds
-
-
-def past(deadline):
-    cpu, wall = deadline
-    return time.process_time() >= cpu or time.perf_counter() >= wall
-
-
 class HowLowSearch(arena.Bot):
     """Sampling search over the discard choices, scored in chips (see the module docstring)."""
 
@@ -248,7 +234,7 @@ class HowLowSearch(arena.Bot):
         elif len(choices) == 1:
             choice = choices[0]
         else:
-            deadline = search_deadline(self.time_budget, self._wall_cap)
+            deadline = arena.Deadline(self.time_budget, self._wall_cap)
             choice = choices[self._search(obs, choices, deadline)]
         if choice and choice != REDRAW:
             self._memory_for(obs)[len(obs.discards)] = tuple(choice)
@@ -285,8 +271,16 @@ class HowLowSearch(arena.Bot):
                     out = policy_discard(hand)
                     if out:
                         _exchange(hand, out, pool)
-                totals.append((q, VALUE[hand[0]] + VALUE[hand[1]] + VALUE[hand[2]]
-                               + VALUE[hand[3]] + VALUE[hand[4]]))
+                totals.append(
+                    (
+                        q,
+                        VALUE[hand[0]]
+                        + VALUE[hand[1]]
+                        + VALUE[hand[2]]
+                        + VALUE[hand[3]]
+                        + VALUE[hand[4]],
+                    )
+                )
             finals.append(totals)
             for i, choice in enumerate(choices):
                 draw = pool[:]
@@ -306,7 +300,7 @@ class HowLowSearch(arena.Bot):
                 key = (sum(VALUE[c] for c in hand), hand.count(38) + hand.count(51) >= 2)
                 counts = mine[i]
                 counts[key] = counts.get(key, 0) + 1
-            if past(deadline):
+            if deadline.passed():
                 break
         showdowns = self._showdowns(obs, finals)
         memo = {}

@@ -36,13 +36,12 @@ scored by places instead: ``FINAL_WEIGHT`` for each player the bot finishes ahea
 
 **Budgets.** ``iterations`` samples per decision — deterministic: the same seed gives the same
 answers — cut short after ``time_budget`` seconds of CPU time or half the move time on the clock,
-whichever comes first; the best action so far is always ready (anytime). A decision with one legal action is answered without
-search. Every random draw comes from ``self.rng``.
+whichever comes first (``arena.Deadline``); the best action so far is always ready (anytime). A
+decision with one legal action is answered without search. Every random draw comes from
+``self.rng``.
 """
 
 from __future__ import annotations
-
-import time
 
 import arena
 from arena.games.twenty_down import TwentyDown
@@ -219,18 +218,6 @@ def sample_deal(game, observation, rng, discarded=()):
     return game.determinize(observation, rng, discarded=discarded)
 
 
-def search_deadline(cpu_seconds, wall_seconds):
-    """When a search must stop: after ``cpu_seconds`` of this process's CPU time (a budget that
-    a busy machine does not shrink, so the iteration budget decides on any sensible machine) or
-    ``wall_seconds`` on the clock (the safety cap that keeps the answer inside the move time)."""
-    return time.process_time() + cpu_seconds, time.perf_counter() + wall_seconds
-
-
-def past(deadline):
-    cpu, wall = deadline
-    return time.process_time() >= cpu or time.perf_counter() >= wall
-
-
 # --- the bot --------------------------------------------------------------------------------------
 
 
@@ -257,7 +244,7 @@ class TwentyDownSearch(arena.Bot):
         elif self.iterations <= 0:
             choice = self._policy_action(obs)
         else:
-            deadline = search_deadline(self.time_budget, self._wall_cap)
+            deadline = arena.Deadline(self.time_budget, self._wall_cap)
             if phase == "play":
                 actions, evaluate = legal, self._eval_play
             elif phase == "exchange":
@@ -323,7 +310,7 @@ class TwentyDownSearch(arena.Bot):
             for i, v in zip(alive, scores, strict=True):
                 totals[i] += v
                 counts[i] += 1
-            if past(deadline):
+            if deadline.passed():
                 break
             if it in cuts and len(alive) > 4:
                 alive.sort(key=lambda i: -totals[i] / counts[i])
@@ -344,7 +331,13 @@ class TwentyDownSearch(arena.Bot):
         out = []
         for card in actions:
             won = play_out(
-                [h[:] for h in hands], trump, seat, trick, list(obs.tricks_won), nxt, size,
+                [h[:] for h in hands],
+                trump,
+                seat,
+                trick,
+                list(obs.tricks_won),
+                nxt,
+                size,
                 first=int(card),
             )
             out.append(utility(seat, obs.points, deal_changes(won, playing, hearts)))
@@ -425,8 +418,9 @@ class TwentyDownSearch(arena.Bot):
             changes = [-5 * (2 if hearts else 1) if on else 0 for on in playing]
             return utility(obs.seat, obs.points, changes)
         hands = [h if playing[p] else [] for p, h in enumerate(hands)]
-        won = play_out(hands, trump, obs.forehand, [], [0, 0, 0, 0], next_table(playing),
-                       sum(playing))
+        won = play_out(
+            hands, trump, obs.forehand, [], [0, 0, 0, 0], next_table(playing), sum(playing)
+        )
         return utility(obs.seat, obs.points, deal_changes(won, playing, hearts))
 
 
