@@ -158,8 +158,11 @@ class _Worker:
         self.tasks: deque[_Task] = deque()
 
     def send(self, task: _Task) -> None:
-        self.tasks.append(task)
-        self.conn.send(task)
+        self.tasks.append(task)  # a dead worker's tasks go back to the queue when it is replaced
+        try:
+            self.conn.send(task)
+        except OSError:
+            pass  # it has died since it last answered: the pool finds out on its next look
 
     def stop(self, kill: bool = False) -> None:
         if kill and self.process.is_alive():
@@ -248,7 +251,7 @@ class WorkerPool:
                         task = worker.tasks.popleft()
                         for item, outcome in zip(task.items, outcomes, strict=True):
                             results[item.index] = outcome
-                        continue
+                # Even after an answer: it may have died in the next chunk already.
                 dead = worker.process.sentinel in ready or not worker.process.is_alive()
                 heartbeat = worker.slot[0]
                 stuck = heartbeat > 0 and now - heartbeat > self.stuck_after
