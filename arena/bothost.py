@@ -34,7 +34,16 @@ from .plugins import load_bot_alone
 from .referee import _NO_ANSWER, _describe, classify
 from .sandbox import signal_only_self
 from .watchdog import INF, get_watchdog
-from .wire import FAULT, OK, CommandDecoder, apply_changes, encode_answers, fields_getter, rebuild
+from .wire import (
+    FAULT,
+    MAX_DESCRIPTION,
+    OK,
+    CommandDecoder,
+    apply_changes,
+    encode_answers,
+    fields_getter,
+    rebuild,
+)
 from .workers import die_with_parent
 
 CONFIG_ENV = "ARENA_BOTHOST"
@@ -69,7 +78,7 @@ class Host:
         if status == "ok":
             self.codes.append(OK if value is None else value)
         else:
-            self.faults.append((len(self.codes), status, value))
+            self.faults.append((len(self.codes), status, str(value)[:MAX_DESCRIPTION]))
             self.codes.append(FAULT)
         self.seconds.append(seconds)
 
@@ -226,7 +235,7 @@ def main() -> None:
         host = Host(config)
     except BaseException as exc:
         data = encode_answers(
-            array("i", [FAULT]), array("d", [0.0]), [[0, "broken", _describe(exc)]]
+            array("i", [FAULT]), array("d", [0.0]), [[0, "broken", _describe(exc)[:MAX_DESCRIPTION]]]
         )
         os.write(int(config["reply_fd"]), data)
         return

@@ -35,6 +35,7 @@ import arena
 from .bothost import CONFIG_ENV
 from .plugins import BotSpec, Registry
 from .referee import GameOutcome, SeatForfeit, Table
+from .sandbox import no_memory_access
 from .schedule import ScheduledGame
 from .watchdog import grace_for
 from .wire import FAULT, CommandEncoder, changes, decode_answers, fields_getter, known_objects
@@ -95,7 +96,7 @@ class BotProcess:
 
     def wait_ready(self) -> None:
         """Wait for the process to have loaded its bot; IsolationError if it cannot."""
-        first = self.read_answers(time.monotonic() + STARTUP_SECONDS)
+        first = self.read_answers(time.monotonic() + STARTUP_SECONDS, owed=1)  # "ready"
         self.answered = 0
         kind, detail = (first[2].get(0) if first else None) or ("", "it did not start")
         if kind == "ready" and not self._write(self.encoder.preamble, time.monotonic() + 1.0):
@@ -123,20 +124,21 @@ class BotProcess:
                 return False
         return True
 
-    def read_answers(self, deadline: float) -> tuple[list, list, dict] | None:
+    def read_answers(self, deadline: float, owed: int) -> tuple[list, list, dict] | None:
         """The answers in by ``deadline`` (see ``receive``), waiting for some."""
         while True:
             wait = max(0.0, deadline - time.monotonic())
             ready, _, _ = select.select([self.reply_fd], [], [], wait)
             if not ready:
                 return [], [], {}
-            answers = self.receive()
+            answers = self.receive(owed)
             if answers is None or answers[0]:
                 return answers
 
-    def receive(self) -> tuple[list, list, dict] | None:
+    def receive(self, owed: int | None = None) -> tuple[list, list, dict] | None:
         """Read the pipe, which is readable -> (codes, seconds, {position: (kind, message)}) of
-        the complete answers in; None if the process is gone or wrote something else."""
+        the complete answers in; None if the process is gone or wrote something else, or more
+        answers than the ``owed`` ones (default: one for each command not answered yet)."""
         try:
             chunk = os.read(self.reply_fd, 1 << 16)
         except OSError:
@@ -144,7 +146,7 @@ class BotProcess:
         if not chunk:
             return None
         self.buffer += chunk
-        decoded = decode_answers(self.buffer)
+        decoded = decode_answers(self.buffer, len(self.expected) if owed is None else owed)
         if decoded is None:
             return None
         used, codes, seconds, faults = decoded
@@ -239,6 +241,7 @@ class IsolatedPlayer:
         self.processes: dict[str, BotProcess] = {}
         self.broken: dict[str, str] = {}  # bots that cannot start in a process of their own
         self.known = known_objects(games.values())
+        no_memory_access()  # this worker holds every seat's cards: no bot process may read them
 
     def close(self) -> None:
         for process in self.processes.values():
@@ -406,7 +409,8 @@ class IsolatedPlayer:
             name, process = owing[fd]
             answers = process.receive()
             if answers is None:
-                self._failed(name, process, "crash", runs)
+                gone = process.process.poll() is not None
+                self._failed(name, process, "crash" if gone else "garbled", runs)
                 continue
             self._settle(process.expected, *answers)
         # Each command may take up to the limit: watch the one each process is on.
@@ -415,11 +419,14 @@ class IsolatedPlayer:
             if not process.expected:
                 continue
             started = process.started()
-            if started != process.last_seen:
+            if started == process.last_seen:
+                if now > process.last_progress + self.limit:
+                    self._failed(name, process, "timeout", runs)
+            elif process.last_seen < started <= process.sent:
                 process.last_seen = started
                 process.last_progress = now
-            elif now > process.last_progress + self.limit:
-                self._failed(name, process, "timeout", runs)
+            else:  # the bot wrote the counter itself, perhaps to look busy forever
+                self._failed(name, process, "garbled", runs)
 
     def _settle(self, expected: deque, codes: list, seconds: list, faults: dict) -> None:
         ready = self.ready
@@ -455,12 +462,15 @@ class IsolatedPlayer:
         pending = list(process.expected)
         # Answers come a batch at a time: those begun before the last one went through, but
         # their answers are lost with the process, so their games are replayed too.
-        begun = process.started() - process.answered
+        begun = min(max(process.started(), process.answered), process.sent) - process.answered
         if why == "timeout":
             message = (
                 f"no answer within {self.move_time:g} s and could not be interrupted; "
                 "its process was killed"
             )
+        elif why == "garbled":
+            message = "it wrote to arena's side of its pipes itself; its process was killed"
+            begun = max(begun, 1)  # its own word is worthless: blame the oldest command it owes
         else:
             message = process.death()
         process.kill()

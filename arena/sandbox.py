@@ -4,11 +4,20 @@ A bot runs as the same user as arena, so without this it could ``os.kill`` its g
 parent), the run itself, or any other bot process, and the run could not blame it. A seccomp
 filter, installed before the bot's file is imported and inherited by anything it starts, makes
 every way of sending a signal fail with ``EPERM`` unless the target is this very process:
-``kill``, ``tkill``, ``tgkill`` and the ``rt_*sigqueueinfo`` calls are checked against this
-process's id (``kill(0, ...)`` and process groups are refused too); ``pidfd_send_signal``,
-``ptrace`` and ``process_vm_writev`` are refused outright. The bot then meets a
-``PermissionError``, a fault like any other. Everything else is allowed: this is a guard against
-one bot spoiling the run, not a sandbox for code that attacks the machine.
+
+- ``kill``, ``tkill``, ``tgkill`` and the ``rt_*sigqueueinfo`` calls must name this process
+  (``kill(0, ...)`` and process groups are refused too);
+- ``fcntl`` may not make another process the owner of a file (``F_SETOWN``, ``F_SETOWN_EX``) nor
+  choose the signal it gets (``F_SETSIG``), and ``ioctl`` may not do the same (``FIOSETOWN``,
+  ``SIOCSPGRP``), change the terminal's foreground group or type into it (``TIOCSTI``);
+- ``pidfd_open``, ``pidfd_getfd``, ``pidfd_send_signal``, ``ptrace``, ``process_vm_readv``,
+  ``process_vm_writev`` and ``process_madvise`` are refused outright: no reaching into another
+  process's memory or files that way.
+
+The bot then meets a ``PermissionError``, a fault like any other. Everything else is allowed:
+this is a guard against one bot spoiling the run, not a sandbox for code that attacks the machine.
+The game workers also make themselves non-dumpable (``no_memory_access``), so that a process of
+the same user cannot read their memory through ``/proc/PID/mem`` — unless it runs as root.
 """
 
 from __future__ import annotations
@@ -18,6 +27,7 @@ import os
 import platform
 
 _PR_SET_NO_NEW_PRIVS = 38
+_PR_SET_DUMPABLE = 4
 _PR_SET_SECCOMP = 22
 _SECCOMP_MODE_FILTER = 2
 _RET_ALLOW = 0x7FFF0000
@@ -26,14 +36,35 @@ _LD_ABS_W = 0x20  # BPF_LD | BPF_W | BPF_ABS
 _JEQ = 0x15  # BPF_JMP | BPF_JEQ | BPF_K
 _JGE = 0x35  # BPF_JMP | BPF_JGE | BPF_K
 _RET = 0x06  # BPF_RET | BPF_K
-_NR, _ARCH, _ARG0 = 0, 4, 16  # offsets in struct seccomp_data (little-endian: arg 0's low word)
+_NR, _ARCH, _ARG0, _ARG1 = 0, 4, 16, 24  # offsets in struct seccomp_data (arguments' low words)
 _X32_BIT = 0x40000000  # x86-64's x32 system calls: refused, arena never makes them
 
-# machine -> (audit arch, calls whose first argument must be this process, calls refused)
+# machine -> audit arch, and the numbers of the calls the filter looks at
 _SYSCALLS = {
-    "x86_64": (0xC000003E, (62, 200, 234, 129, 297), (424, 101, 311)),
-    "aarch64": (0xC00000B7, (129, 130, 131, 138, 240), (424, 117, 271)),
+    "x86_64": {
+        "arch": 0xC000003E,
+        # the first argument must be this process: kill, tkill, tgkill, rt_(tg)sigqueueinfo
+        "own_pid_only": (62, 200, 234, 129, 297),
+        # refused: pidfd_send_signal, pidfd_open, pidfd_getfd, ptrace, process_vm_readv/writev,
+        # process_madvise
+        "refused": (424, 434, 438, 101, 310, 311, 440),
+        "fcntl": 72,
+        "ioctl": 16,
+    },
+    "aarch64": {
+        "arch": 0xC00000B7,
+        "own_pid_only": (129, 130, 131, 138, 240),
+        "refused": (424, 434, 438, 117, 270, 271, 440),
+        "fcntl": 25,
+        "ioctl": 29,
+    },
 }
+# fcntl commands that make the kernel signal another process later: F_SETOWN, F_SETSIG,
+# F_SETOWN_EX (a file's owner gets SIGIO, or any chosen signal, when it becomes ready)
+_FCNTL_REFUSED = (8, 10, 15)
+# ioctl requests: FIOSETOWN and SIOCSPGRP (the same, for sockets), TIOCSPGRP (the terminal's
+# foreground group, which Ctrl-C signals), TIOCSTI (typing into the user's terminal)
+_IOCTL_REFUSED = (0x8901, 0x8902, 0x5410, 0x5412)
 
 
 class _Instruction(ctypes.Structure):
@@ -55,33 +86,48 @@ def supported() -> bool:
 
 def filter_program(machine: str, pid: int) -> list[tuple[int, int, int, int]]:
     """The BPF program as (code, jump if true, jump if false, constant) rows."""
-    arch, own_pid_only, refused = _SYSCALLS[machine]
-    checks = len(own_pid_only) + len(refused)
-    # Rows: 0 load arch, 1 arch?, 2 refuse, 3 load nr, 4 x32?, the checks, allow,
-    # load the first argument, this pid?, allow, refuse.
-    allow = 5 + checks
-    check_pid = allow + 1
-    refuse_at_end = check_pid + 3
-    rows = [
-        (_LD_ABS_W, 0, 0, _ARCH),
-        (_JEQ, 1, 0, arch),
-        (_RET, 0, 0, _RET_EPERM),  # a system call of another architecture's table
-        (_LD_ABS_W, 0, 0, _NR),
-        (_JGE, refuse_at_end - 5, 0, _X32_BIT),
+    calls = _SYSCALLS[machine]
+    # Rows with labels for jump targets ("next" is the row after), resolved below.
+    program: list = [
+        (_LD_ABS_W, None, None, _ARCH),
+        (_JEQ, "next", "refuse", calls["arch"]),  # another architecture's system call table
+        (_LD_ABS_W, None, None, _NR),
+        (_JGE, "refuse", "next", _X32_BIT),
     ]
-    for nr in own_pid_only:
-        rows.append((_JEQ, check_pid - len(rows) - 1, 0, nr))
-    for nr in refused:
-        rows.append((_JEQ, refuse_at_end - len(rows) - 1, 0, nr))
-    rows += [
-        (_RET, 0, 0, _RET_ALLOW),
-        (_LD_ABS_W, 0, 0, _ARG0),
-        (_JEQ, 0, 1, pid & 0xFFFFFFFF),
-        (_RET, 0, 0, _RET_ALLOW),
-        (_RET, 0, 0, _RET_EPERM),
+    program += [(_JEQ, "check pid", "next", nr) for nr in calls["own_pid_only"]]
+    program += [(_JEQ, "refuse", "next", nr) for nr in calls["refused"]]
+    program += [
+        (_JEQ, "check fcntl", "next", calls["fcntl"]),
+        (_JEQ, "check ioctl", "next", calls["ioctl"]),
+        (_RET, None, None, _RET_ALLOW),
+        "check pid",
+        (_LD_ABS_W, None, None, _ARG0),
+        (_JEQ, "allow", "refuse", pid & 0xFFFFFFFF),
+        "check fcntl",
+        (_LD_ABS_W, None, None, _ARG1),
+        *[(_JEQ, "refuse", "next", cmd) for cmd in _FCNTL_REFUSED],
+        (_RET, None, None, _RET_ALLOW),
+        "check ioctl",
+        (_LD_ABS_W, None, None, _ARG1),
+        *[(_JEQ, "refuse", "next", request) for request in _IOCTL_REFUSED],
+        "allow",
+        (_RET, None, None, _RET_ALLOW),
+        "refuse",
+        (_RET, None, None, _RET_EPERM),
     ]
-    assert len(rows) == refuse_at_end + 1
-    return rows
+    labels, rows = {}, []
+    for entry in program:
+        if isinstance(entry, str):
+            labels[entry] = len(rows)
+        else:
+            rows.append(entry)
+
+    def jump(target, index: int) -> int:
+        if target is None or target == "next":
+            return 0
+        return labels[target] - index - 1
+
+    return [(code, jump(jt, i), jump(jf, i), k) for i, (code, jt, jf, k) in enumerate(rows)]
 
 
 def signal_only_self() -> bool:
@@ -99,3 +145,14 @@ def signal_only_self() -> bool:
         return libc.prctl(_PR_SET_SECCOMP, ctypes.c_ulong(_SECCOMP_MODE_FILTER), arg, 0, 0) == 0
     except (OSError, AttributeError):
         return False
+
+
+def no_memory_access() -> None:
+    """Make this process non-dumpable: other processes of the same user (not root) can then
+    neither ptrace it nor read ``/proc/PID/mem``. For the game workers, which hold game states."""
+    if platform.system() != "Linux":
+        return
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, ctypes.c_ulong(0), 0, 0, 0)
+    except (OSError, AttributeError):
+        pass

@@ -30,6 +30,7 @@ OK = -1  # the code of a success that has no value
 FAULT = -2  # the code of a fault, described in the JSON part
 _ANSWERS = struct.Struct("<II")  # number of answers, bytes of JSON
 MAX_ANSWERS = 1 << 24
+MAX_DESCRIPTION = 500  # characters of a fault's message that are kept
 
 
 def known_objects(games) -> list:
@@ -190,16 +191,28 @@ def encode_answers(codes: array, seconds: array, faults: list) -> bytes:
     )
 
 
-def decode_answers(buffer: bytearray) -> tuple[int, list, list, dict] | None:
+def decode_answers(buffer: bytearray, owed: int) -> tuple[int, list, list, dict] | None:
     """(bytes used, codes, seconds, {position: (kind, message)}) of the complete answers at the
-    start of ``buffer``; None if they are not answers at all."""
+    start of ``buffer``; None if they are not answers at all, or more than the ``owed`` ones.
+
+    The bot's own code runs in the process that writes them, so they are checked as hostile
+    input: a count or a size out of bounds, a time that is not a finite number of seconds, a fault
+    described at a position that does not exist — anything at all wrong is None, never an error.
+    """
+    try:
+        return _decode_answers(buffer, owed)
+    except Exception:  # noqa: BLE001 - whatever a hostile writer manages to provoke
+        return None
+
+
+def _decode_answers(buffer: bytearray, owed: int) -> tuple[int, list, list, dict] | None:
     used = 0
     codes: list = []
     seconds: list = []
     faults: dict = {}
     while len(buffer) - used >= _ANSWERS.size:
         n, m = _ANSWERS.unpack_from(buffer, used)
-        if n > MAX_ANSWERS or m > 64 * MAX_ANSWERS:
+        if n > owed - len(codes) or m > 8 * MAX_DESCRIPTION * (n + 1):  # JSON may escape
             return None
         end = used + _ANSWERS.size + 12 * n + m
         if len(buffer) < end:
@@ -208,13 +221,15 @@ def decode_answers(buffer: bytearray) -> tuple[int, list, list, dict] | None:
         view = memoryview(buffer)
         first = len(codes)
         codes += view[start : start + 4 * n].cast("i").tolist()
-        seconds += view[start + 4 * n : start + 12 * n].cast("d").tolist()
+        times = view[start + 4 * n : start + 12 * n].cast("d").tolist()
         view.release()
+        if not all(0.0 <= t < 1e9 for t in times):  # NaN fails every comparison
+            return None
+        seconds += times
         if m:
-            try:
-                for position, kind, message in json.loads(buffer[end - m : end]):
-                    faults[first + int(position)] = (str(kind), str(message))
-            except (ValueError, TypeError):
-                return None
+            for position, kind, message in json.loads(buffer[end - m : end]):
+                if not (isinstance(position, int) and 0 <= position < n):
+                    return None
+                faults[first + position] = (str(kind)[:40], str(message)[:MAX_DESCRIPTION])
         used = end
     return used, codes, seconds, faults

@@ -865,3 +865,67 @@ def test_results_with_crashing_and_hanging_bots_are_the_same_whatever_jobs_and_i
 
     for key, ran in runs.items():
         assert comparable(ran) == comparable(reference), key
+
+
+# --- a bot process attacking arena's side of its pipes (found in review) ----------------------------
+
+# Each reaches into the bot host that runs it (the frame that called act) to forge what arena
+# reads: the worker must blame the bot (a crash, its process killed), never die or hang.
+FORGERS = {
+    "extra-answers": """
+        host = sys._getframe(1).f_locals["self"]
+        host.codes.extend([0] * 5000)
+        host.seconds.extend([0.0] * 5000)
+        return observation.legal_actions[0]
+    """,
+    "overflowing-fault": """
+        host = sys._getframe(1).f_locals["self"]
+        described = b'[[1e999,"a","b"]]'
+        os.write(host.reply_fd, struct.pack("<II", 0, len(described)) + described)
+        return observation.legal_actions[0]
+    """,
+    "busy-forever": """
+        host = sys._getframe(1).f_locals["self"]
+        signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGALRM])
+        while True:  # looks busy to a worker that trusts the progress counter
+            host.progress[0] += 1
+    """,
+}
+
+
+@pytest.mark.parametrize("attack", sorted(FORGERS))
+def test_process_mode_bot_forging_answers_or_progress_is_blamed_and_the_run_goes_on(
+    tmp_path, attack
+):
+    source = bot_file(
+        "forger", FORGERS[attack], header="import os\nimport signal\nimport struct\nimport sys"
+    )
+    ran = hostile_run(tmp_path, {"forger.py": source}, "forger,random,first", "process", games=3)
+    assert ran.proc.returncode == 0, ran.proc.stderr[-2000:]
+    assert "Traceback" not in ran.proc.stderr
+    assert_others_untouched(ran, {"forger"})
+    assert ran.rows["forger"]["forfeits"] == len(ran.seats_of("forger"))
+    assert {fault[4] for fault in ran.faults()} == {"crash"}
+
+
+SIGNAL_BY_FILE_OWNER = bot_file(
+    "sigio",
+    """
+    r, w = os.pipe()
+    fcntl.fcntl(r, fcntl.F_SETOWN, os.getppid())  # the kernel would SIGIO the worker on a write
+    fcntl.fcntl(r, fcntl.F_SETFL, fcntl.fcntl(r, fcntl.F_GETFL) | os.O_ASYNC)
+    os.write(w, b"x")
+    return observation.legal_actions[0]
+    """,
+    header="import fcntl\nimport os",
+)
+
+
+@pytest.mark.skipif(not sandbox.supported(), reason="the signal filter needs Linux x86-64 or arm64")
+def test_process_mode_bot_making_the_kernel_signal_its_worker_is_a_fault(tmp_path):
+    ran = hostile_run(
+        tmp_path, {"sigio.py": SIGNAL_BY_FILE_OWNER}, "sigio,random", "process", games=2
+    )
+    assert ran.proc.returncode == 0, ran.proc.stderr[-2000:]
+    assert_others_untouched(ran, {"sigio"})
+    assert {fault[4] for fault in ran.faults()} == {"exception"}

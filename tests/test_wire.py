@@ -93,21 +93,55 @@ def test_answers_round_trip_and_arrive_whole_or_not_at_all():
     )
     more = encode_answers(array("i", [0]), array("d", [0.125]), [])
     buffer = bytearray(data + more[:5])
-    used, codes, seconds, faults = decode_answers(buffer)
+    used, codes, seconds, faults = decode_answers(buffer, owed=4)
     assert used == len(data)
     assert codes == [3, OK, FAULT] and seconds == [0.25, 0.0, 1.5]
     assert faults == {2: ("timeout", "too slow")}
     del buffer[:used]
     buffer += more[5:]
-    assert decode_answers(buffer)[1:3] == ([0], [0.125])
+    assert decode_answers(buffer, owed=1)[1:3] == ([0], [0.125])
 
 
 def test_answers_that_are_not_answers_are_refused():
-    assert decode_answers(bytearray(b"\xff" * 16)) is None
+    assert decode_answers(bytearray(b"\xff" * 16), owed=10) is None
     broken = bytearray(encode_answers(array("i", [FAULT]), array("d", [0.0]), []))
     broken[4:8] = (3).to_bytes(4, "little")  # claims 3 bytes of JSON: not JSON
     broken += b"{x]"
-    assert decode_answers(broken) is None
+    assert decode_answers(broken, owed=1) is None
+
+
+def _answers(codes, seconds, faults=()):
+    return bytearray(encode_answers(array("i", codes), array("d", seconds), list(faults)))
+
+
+@pytest.mark.parametrize(
+    "what,data,owed",
+    [
+        ("more answers than owed", _answers([0, 0, 0], [0.0, 0.0, 0.0]), 2),
+        ("answers nobody asked for", _answers([0], [0.0]), 0),
+        ("a time that is not a number", _answers([0], [float("nan")]), 1),
+        ("a negative time", _answers([0], [-1.0]), 1),
+        ("an endless time", _answers([0], [float("inf")]), 1),
+        ("a fault at a position out of range", _answers([FAULT], [0.0], [[5, "x", "y"]]), 1),
+        ("a position that overflows", _answers([FAULT], [0.0], [[1e999, "x", "y"]]), 1),
+        ("JSON of another shape", _answers([FAULT], [0.0], [{"a": 1}]), 1),
+    ],
+)
+def test_answers_a_hostile_bot_process_could_write_are_refused_not_raised(what, data, owed):
+    assert decode_answers(data, owed) is None, what
+
+
+def test_a_huge_announced_description_is_refused_before_it_arrives():
+    header = bytearray(encode_answers(array("i", [0]), array("d", [0.0]), []))
+    header[4:8] = (1 << 30).to_bytes(4, "little")  # 1 GiB of JSON to come
+    assert decode_answers(header, owed=1) is None
+
+
+def test_fault_messages_are_cut_to_a_line():
+    data = _answers([FAULT], [0.0], [[0, "exception", "x" * 10_000]])
+    assert decode_answers(data, owed=1) is None  # the description is bigger than allowed
+    data = _answers([FAULT], [0.0], [[0, "exception", "x" * 400]])
+    assert len(decode_answers(data, owed=1)[3][0][1]) == 400
 
 
 def test_a_cyclic_command_still_goes_through():
