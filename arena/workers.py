@@ -224,9 +224,12 @@ class WorkerPool:
         results: dict[int, GameOutcome] = {}
         position = 0
         while position < len(items):
-            for worker in self.workers:
-                while len(worker.tasks) < TASKS_AHEAD and queue:
-                    worker.send(queue.popleft())
+            # One chunk to each worker before a second to any: with few chunks, a worker taking
+            # two at once would leave another idle.
+            for depth in range(1, TASKS_AHEAD + 1):
+                for worker in self.workers:
+                    if len(worker.tasks) < depth and queue:
+                        worker.send(queue.popleft())
             while position < len(items) and items[position].index in results:
                 item = items[position]
                 yield item, results.pop(item.index)
