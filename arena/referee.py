@@ -57,6 +57,12 @@ class GameInfo:
     params: dict
     move_time: float
 
+    def __reduce__(self):
+        # Sent to a bot process for every seat of every game (see GameResult.__reduce__).
+        return GameInfo, (
+            self.game, self.seat, self.players, self.variant, self.params, self.move_time
+        )
+
     def to_json(self) -> dict:
         return {
             "game": self.game,
