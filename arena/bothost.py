@@ -30,12 +30,12 @@ import sys
 import time
 from array import array
 
+from .lifeline import die_with_parent
 from .plugins import load_bot_alone
 from .referee import _NO_ANSWER, _describe, classify
 from .sandbox import signal_only_self
 from .watchdog import INF, get_watchdog
 from .wire import FAULT, OK, CommandDecoder, apply_changes, encode_answers, fields_getter, rebuild
-from .workers import die_with_parent
 
 CONFIG_ENV = "ARENA_BOTHOST"
 
