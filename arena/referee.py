@@ -59,9 +59,8 @@ class GameInfo:
 
     def __reduce__(self):
         # Sent to a bot process for every seat of every game (see GameResult.__reduce__).
-        return GameInfo, (
-            self.game, self.seat, self.players, self.variant, self.params, self.move_time
-        )
+        fields = (self.game, self.seat, self.players, self.variant, self.params, self.move_time)
+        return GameInfo, fields
 
     def to_json(self) -> dict:
         return {
