@@ -30,6 +30,7 @@ import sys
 import time
 from array import array
 
+from .lifeline import die_with_parent
 from .plugins import load_bot_alone
 from .referee import _NO_ANSWER, _describe, classify
 from .sandbox import signal_only_self
@@ -44,7 +45,6 @@ from .wire import (
     fields_getter,
     rebuild,
 )
-from .workers import die_with_parent
 
 CONFIG_ENV = "ARENA_BOTHOST"
 

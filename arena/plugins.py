@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import difflib
 import hashlib
-import importlib.metadata
 import importlib.util
 import inspect
 import os
@@ -165,6 +164,8 @@ def load_bot_alone(origin: tuple[str, str], name: str) -> BotSpec:
     if kind == "file":
         plugin = _import_file(Path(where))
     else:
+        import importlib.metadata  # here: it costs a bot process's start a quarter of its time
+
         matches = [ep for ep in importlib.metadata.entry_points(group="arena") if ep.name == where]
         if not matches:
             raise LookupError(f"no entry point {where!r} in the group arena")
@@ -342,6 +343,8 @@ def _load_registry(bots_dir, entry_points: bool, builtin_plugins) -> Registry:
             continue
         loader.add_plugin(module, source, ("file", str(path.resolve())))
     if entry_points:
+        import importlib.metadata
+
         for ep in importlib.metadata.entry_points(group="arena"):
             source = f"entry point {ep.name} ({ep.value})"
             try:

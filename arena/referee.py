@@ -57,6 +57,11 @@ class GameInfo:
     params: dict
     move_time: float
 
+    def __reduce__(self):
+        # Sent to a bot process for every seat of every game (see GameResult.__reduce__).
+        fields = (self.game, self.seat, self.players, self.variant, self.params, self.move_time)
+        return GameInfo, fields
+
     def to_json(self) -> dict:
         return {
             "game": self.game,

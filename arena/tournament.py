@@ -130,8 +130,12 @@ def _outcomes_in_order(
     if tournament.isolation == "process":
         # Bigger chunks: every round of a chunk is one batch per bot process. Not bigger than 256,
         # so that the progress display moves and Ctrl-C keeps most of the work done.
-        chunk = max(1, min(256, len(schedule) // max(1, jobs)))
-        sizes = [chunk] * -(-len(schedule) // chunk)
+        # As many chunks for every worker, of nearly equal sizes, so that the workers end together.
+        workers = max(1, jobs)
+        count = -(-len(schedule) // 256)
+        count = max(workers, -(-count // workers) * workers)
+        sizes = [len(schedule) // count + (i < len(schedule) % count) for i in range(count)]
+        sizes = [size for size in sizes if size]
         with WorkerPool(max(1, jobs), None, tournament.move_time, _play_chunk_isolated) as pool:
             yield from pool.outcomes(schedule, sizes)
         return

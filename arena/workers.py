@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 
+from .lifeline import die_with_parent
 from .referee import GameOutcome, SeatForfeit
 from .schedule import ScheduledGame
 from .watchdog import get_watchdog, grace_for
@@ -47,21 +48,6 @@ class WorkerError(Exception):
 class _Task:
     items: list[ScheduledGame]
     forfeits: dict[int, dict[int, SeatForfeit]] = field(default_factory=dict)
-
-
-def die_with_parent() -> None:
-    """Ask Linux to kill this process when its parent dies (a ``kill -9`` of the run leaves no
-    orphans behind). Elsewhere a no-op: orphans then end when their pipes close."""
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        pr_set_pdeathsig = 1
-        libc.prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
-    if os.getppid() == 1:  # the parent died before we asked
-        os._exit(1)
 
 
 def _quiet_child() -> None:
@@ -227,9 +213,12 @@ class WorkerPool:
         results: dict[int, GameOutcome] = {}
         position = 0
         while position < len(items):
-            for worker in self.workers:
-                while len(worker.tasks) < TASKS_AHEAD and queue:
-                    worker.send(queue.popleft())
+            # One chunk to each worker before a second to any: with few chunks, a worker taking
+            # two at once would leave another idle.
+            for depth in range(1, TASKS_AHEAD + 1):
+                for worker in self.workers:
+                    if len(worker.tasks) < depth and queue:
+                        worker.send(queue.popleft())
             while position < len(items) and items[position].index in results:
                 item = items[position]
                 yield item, results.pop(item.index)

@@ -66,6 +66,11 @@ class GameResult:
     def winners(self) -> tuple[int, ...]:
         return tuple(s for s, r in enumerate(self.ranks) if r == 1)
 
+    def __reduce__(self):
+        # Sent to every bot process at the end of a game: a slotted dataclass's own pickling
+        # calls fields() each time.
+        return GameResult, (self.scores, self.ranks, self.better)
+
     def to_json(self) -> dict:
         return {"scores": list(self.scores), "ranks": list(self.ranks), "better": self.better}
 
