@@ -33,7 +33,7 @@ from array import array
 from .lifeline import die_with_parent
 from .plugins import load_bot_alone
 from .referee import _NO_ANSWER, _describe, classify
-from .sandbox import signal_only_self
+from .sandbox import no_memory_access, signal_only_self
 from .watchdog import INF, get_watchdog
 from .wire import (
     FAULT,
@@ -231,6 +231,7 @@ def main() -> None:
         seconds = int(config["cpu"])
         resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
     signal_only_self()  # before the bot's file is imported: it may not kill its worker or the run
+    no_memory_access()  # nor may other bots read its memory
     try:
         host = Host(config)
     except BaseException as exc:

@@ -20,8 +20,10 @@ from __future__ import annotations
 import gc
 import json
 import mmap
+import multiprocessing.util
 import os
 import select
+import signal
 import subprocess
 import sys
 import time
@@ -81,6 +83,7 @@ class BotProcess:
             pass_fds=(command_read, reply_write, progress_fd),
             env=env,
             stdin=subprocess.DEVNULL,
+            start_new_session=True,  # its own process group: killed with whatever it started
         )
         os.close(command_read)
         os.close(reply_write)
@@ -166,8 +169,6 @@ class BotProcess:
         if code is None:
             return "it stopped answering"
         if code < 0:
-            import signal
-
             try:
                 return f"its process was killed by {signal.Signals(-code).name}"
             except ValueError:
@@ -175,6 +176,10 @@ class BotProcess:
         return f"its process ended (exit code {code})"
 
     def kill(self) -> None:
+        try:  # the bot process and anything it started (the filter keeps them in its group)
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except OSError:
+            pass
         if self.process.poll() is None:
             self.process.kill()
         self.process.wait()
@@ -242,6 +247,9 @@ class IsolatedPlayer:
         self.broken: dict[str, str] = {}  # bots that cannot start in a process of their own
         self.known = known_objects(games.values())
         no_memory_access()  # this worker holds every seat's cards: no bot process may read them
+        # When the worker ends, its bot processes end, and with them whatever the bots started
+        # (the bot processes themselves would die with the worker anyway, their children not).
+        multiprocessing.util.Finalize(self, self.close, exitpriority=10)
 
     def close(self) -> None:
         for process in self.processes.values():

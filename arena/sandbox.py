@@ -12,12 +12,20 @@ every way of sending a signal fail with ``EPERM`` unless the target is this very
   ``SIOCSPGRP``), change the terminal's foreground group or type into it (``TIOCSTI``);
 - ``pidfd_open``, ``pidfd_getfd``, ``pidfd_send_signal``, ``ptrace``, ``process_vm_readv``,
   ``process_vm_writev`` and ``process_madvise`` are refused outright: no reaching into another
-  process's memory or files that way.
+  process's memory or files that way;
+- ``prlimit64`` and the ``sched_set*`` calls may change only this process (a CPU limit set on the
+  worker would kill it); ``setpriority``, ``ioprio_set``, ``migrate_pages`` and ``move_pages``
+  are refused; so are ``setsid`` and ``setpgid``, so that whatever the bot starts stays in its
+  process group, which the worker kills with it.
+
+A consequence for bot writers: a bot can start processes, but cannot signal them (nor can they
+signal themselves), so it cannot stop them early; they end when the bot's process does.
 
 The bot then meets a ``PermissionError``, a fault like any other. Everything else is allowed:
 this is a guard against one bot spoiling the run, not a sandbox for code that attacks the machine.
-The game workers also make themselves non-dumpable (``no_memory_access``), so that a process of
-the same user cannot read their memory through ``/proc/PID/mem`` — unless it runs as root.
+The game workers and the bot processes also make themselves non-dumpable (``no_memory_access``),
+so that a process of the same user cannot read their memory through ``/proc/PID/mem`` (a root
+process still can).
 """
 
 from __future__ import annotations
@@ -47,14 +55,23 @@ _SYSCALLS = {
         "own_pid_only": (62, 200, 234, 129, 297),
         # refused: pidfd_send_signal, pidfd_open, pidfd_getfd, ptrace, process_vm_readv/writev,
         # process_madvise
-        "refused": (424, 434, 438, 101, 310, 311, 440),
+        "refused": (424, 434, 438, 101, 310, 311, 440)
+        # ... and setpriority, ioprio_set, migrate_pages, move_pages (they take any process of
+        # the user), setsid, setpgid (a bot's children stay in its process group, which the
+        # worker kills with it)
+        + (141, 251, 256, 279, 112, 109),
+        # the first argument must be 0 or this process: prlimit64, sched_setparam,
+        # sched_setscheduler, sched_setaffinity, sched_setattr (a CPU limit or a starved
+        # schedule set on the worker would stop it, and the run could not blame the bot)
+        "self_only": (302, 142, 144, 203, 314),
         "fcntl": 72,
         "ioctl": 16,
     },
     "aarch64": {
         "arch": 0xC00000B7,
         "own_pid_only": (129, 130, 131, 138, 240),
-        "refused": (424, 434, 438, 117, 270, 271, 440),
+        "refused": (424, 434, 438, 117, 270, 271, 440) + (140, 30, 238, 239, 157, 154),
+        "self_only": (261, 118, 119, 122, 274),
         "fcntl": 25,
         "ioctl": 29,
     },
@@ -96,12 +113,17 @@ def filter_program(machine: str, pid: int) -> list[tuple[int, int, int, int]]:
     ]
     program += [(_JEQ, "check pid", "next", nr) for nr in calls["own_pid_only"]]
     program += [(_JEQ, "refuse", "next", nr) for nr in calls["refused"]]
+    program += [(_JEQ, "check self", "next", nr) for nr in calls["self_only"]]
     program += [
         (_JEQ, "check fcntl", "next", calls["fcntl"]),
         (_JEQ, "check ioctl", "next", calls["ioctl"]),
         (_RET, None, None, _RET_ALLOW),
         "check pid",
         (_LD_ABS_W, None, None, _ARG0),
+        (_JEQ, "allow", "refuse", pid & 0xFFFFFFFF),
+        "check self",
+        (_LD_ABS_W, None, None, _ARG0),
+        (_JEQ, "allow", "next", 0),
         (_JEQ, "allow", "refuse", pid & 0xFFFFFFFF),
         "check fcntl",
         (_LD_ABS_W, None, None, _ARG1),

@@ -212,7 +212,7 @@ def _decode_answers(buffer: bytearray, owed: int) -> tuple[int, list, list, dict
     faults: dict = {}
     while len(buffer) - used >= _ANSWERS.size:
         n, m = _ANSWERS.unpack_from(buffer, used)
-        if n > owed - len(codes) or m > 8 * MAX_DESCRIPTION * (n + 1):  # JSON may escape
+        if n > owed - len(codes) or m > 16 * MAX_DESCRIPTION * (n + 1):  # \uXXXX\uXXXX: 12
             return None
         end = used + _ANSWERS.size + 12 * n + m
         if len(buffer) < end:

@@ -929,3 +929,61 @@ def test_process_mode_bot_making_the_kernel_signal_its_worker_is_a_fault(tmp_pat
     assert ran.proc.returncode == 0, ran.proc.stderr[-2000:]
     assert_others_untouched(ran, {"sigio"})
     assert {fault[4] for fault in ran.faults()} == {"exception"}
+
+
+CPU_LIMIT_SETTER = bot_file(
+    "limiter",
+    """
+    resource.prlimit(os.getppid(), resource.RLIMIT_CPU, (1, 1))  # the kernel would kill the worker
+    return observation.legal_actions[0]
+    """,
+    header="import os\nimport resource",
+)
+
+
+@pytest.mark.skipif(not sandbox.supported(), reason="the signal filter needs Linux x86-64 or arm64")
+def test_process_mode_bot_setting_its_workers_limits_is_a_fault(tmp_path):
+    ran = hostile_run(
+        tmp_path, {"limiter.py": CPU_LIMIT_SETTER}, "limiter,random", "process", games=2
+    )
+    assert ran.proc.returncode == 0, ran.proc.stderr[-2000:]
+    assert_others_untouched(ran, {"limiter"})
+    assert {fault[4] for fault in ran.faults()} == {"exception"}
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except OSError:
+        return False
+
+
+def test_process_mode_what_a_bot_starts_ends_with_its_process(tmp_path):
+    pids = tmp_path / "pids"
+    spawner = bot_file(
+        "spawner",
+        f"""
+        if not getattr(self, "started_child", False):
+            self.started_child = True
+            child = subprocess.Popen(
+                [sys.executable, "-c", "import time; time.sleep(600)"],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            with open({str(pids)!r}, "a") as f:
+                f.write(f"{{child.pid}}\\n")
+            try:
+                os.setsid()  # refused: the child stays in the bot's process group
+            except OSError:
+                pass
+        return observation.legal_actions[0]
+        """,
+        header="import os\nimport subprocess\nimport sys",
+    )
+    ran = hostile_run(tmp_path, {"spawner.py": spawner}, "spawner,random", "process", games=2)
+    assert ran.proc.returncode == 0, ran.proc.stderr[-2000:]
+    started = [int(line) for line in pids.read_text().split()]
+    assert started
+    time.sleep(0.5)
+    assert not [pid for pid in started if _alive(pid)]

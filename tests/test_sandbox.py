@@ -11,9 +11,10 @@ from arena import sandbox
 
 pytestmark = pytest.mark.skipif(not sandbox.supported(), reason="Linux x86-64 or arm64 only")
 
-# Signal 0 only checks that a signal could be sent: nothing is harmed if the filter fails.
+# Signal 0 only checks that a signal could be sent, and the other calls set what is already set:
+# nothing is harmed if the filter fails.
 PROBE = r"""
-import fcntl, os, signal, subprocess, termios, threading
+import fcntl, os, resource, signal, subprocess, termios, threading
 from arena.sandbox import signal_only_self
 
 print("installed", signal_only_self())
@@ -29,6 +30,13 @@ for what, send in [
     ("file owner", lambda: fcntl.fcntl(os.pipe()[0], fcntl.F_SETOWN, os.getppid())),
     ("terminal typing", lambda: fcntl.ioctl(0, termios.TIOCSTI, b"x")),
     ("memory", lambda: os.pidfd_open(os.getppid())),
+    # Each of these only reads or sets what is already there: harmless without the filter.
+    ("parent's limits", lambda: resource.prlimit(os.getppid(), resource.RLIMIT_CPU)),
+    ("own limits", lambda: resource.setrlimit(resource.RLIMIT_CORE, (0, 0))),
+    ("parent's schedule", lambda: os.sched_setaffinity(os.getppid(), os.sched_getaffinity(0))),
+    ("own schedule", lambda: os.sched_setaffinity(0, os.sched_getaffinity(0))),
+    ("priority", lambda: os.setpriority(os.PRIO_PROCESS, os.getppid(), os.getpriority(os.PRIO_PROCESS, os.getppid()))),
+    ("new session", lambda: os.setsid()),
 ]:
     try:
         send()
@@ -57,6 +65,12 @@ def test_a_filtered_process_may_signal_itself_and_nobody_else():
         "file owner": "refused",
         "terminal typing": "refused",
         "memory": "refused",
+        "parent's limits": "refused",
+        "own limits": "allowed",
+        "parent's schedule": "refused",
+        "own schedule": "allowed",
+        "priority": "refused",
+        "new session": "refused",
         "child process": "refused",
     }
 
