@@ -908,46 +908,32 @@ def test_process_mode_bot_forging_answers_or_progress_is_blamed_and_the_run_goes
     assert {fault[4] for fault in ran.faults()} == {"crash"}
 
 
-SIGNAL_BY_FILE_OWNER = bot_file(
-    "sigio",
-    """
-    r, w = os.pipe()
-    fcntl.fcntl(r, fcntl.F_SETOWN, os.getppid())  # the kernel would SIGIO the worker on a write
-    fcntl.fcntl(r, fcntl.F_SETFL, fcntl.fcntl(r, fcntl.F_GETFL) | os.O_ASYNC)
-    os.write(w, b"x")
-    return observation.legal_actions[0]
+# Each would make the kernel stop the bot's game worker, where the run could not blame the bot;
+# the filter refuses the call: a PermissionError, an exception fault.
+WORKER_SABOTEURS = {
+    "signal-by-file-owner": """
+        r, w = os.pipe()
+        fcntl.fcntl(r, fcntl.F_SETOWN, os.getppid())  # SIGIO to the worker on the next write
+        fcntl.fcntl(r, fcntl.F_SETFL, fcntl.fcntl(r, fcntl.F_GETFL) | os.O_ASYNC)
+        os.write(w, b"x")
+        return observation.legal_actions[0]
     """,
-    header="import fcntl\nimport os",
-)
+    "cpu-limit-on-the-worker": """
+        resource.prlimit(os.getppid(), resource.RLIMIT_CPU, (1, 1))  # SIGXCPU, then SIGKILL
+        return observation.legal_actions[0]
+    """,
+}
 
 
 @pytest.mark.skipif(not sandbox.supported(), reason="the signal filter needs Linux x86-64 or arm64")
-def test_process_mode_bot_making_the_kernel_signal_its_worker_is_a_fault(tmp_path):
-    ran = hostile_run(
-        tmp_path, {"sigio.py": SIGNAL_BY_FILE_OWNER}, "sigio,random", "process", games=2
+@pytest.mark.parametrize("attack", sorted(WORKER_SABOTEURS))
+def test_process_mode_bot_making_the_kernel_stop_its_worker_is_a_fault(tmp_path, attack):
+    source = bot_file(
+        "stopper", WORKER_SABOTEURS[attack], header="import fcntl\nimport os\nimport resource"
     )
+    ran = hostile_run(tmp_path, {"stopper.py": source}, "stopper,random", "process", games=2)
     assert ran.proc.returncode == 0, ran.proc.stderr[-2000:]
-    assert_others_untouched(ran, {"sigio"})
-    assert {fault[4] for fault in ran.faults()} == {"exception"}
-
-
-CPU_LIMIT_SETTER = bot_file(
-    "limiter",
-    """
-    resource.prlimit(os.getppid(), resource.RLIMIT_CPU, (1, 1))  # the kernel would kill the worker
-    return observation.legal_actions[0]
-    """,
-    header="import os\nimport resource",
-)
-
-
-@pytest.mark.skipif(not sandbox.supported(), reason="the signal filter needs Linux x86-64 or arm64")
-def test_process_mode_bot_setting_its_workers_limits_is_a_fault(tmp_path):
-    ran = hostile_run(
-        tmp_path, {"limiter.py": CPU_LIMIT_SETTER}, "limiter,random", "process", games=2
-    )
-    assert ran.proc.returncode == 0, ran.proc.stderr[-2000:]
-    assert_others_untouched(ran, {"limiter"})
+    assert_others_untouched(ran, {"stopper"})
     assert {fault[4] for fault in ran.faults()} == {"exception"}
 
 
