@@ -39,10 +39,15 @@ def fail(message: str, code: int = 2) -> typer.Exit:
     return typer.Exit(code=code)
 
 
+def _folders(bots_dir: Path | list[Path] | None) -> list:
+    """The --bots-dir folders given (none: the default ones)."""
+    return [bots_dir] if isinstance(bots_dir, Path | str) else list(bots_dir or [])
+
+
 def _registry(bots_dir: Path | list[Path] | None, quiet: bool = False):
     from .plugins import load_registry
 
-    folders = [bots_dir] if isinstance(bots_dir, Path | str) else list(bots_dir or [])
+    folders = _folders(bots_dir)
     for folder in folders:
         if not Path(folder).is_dir():
             raise fail(f"--bots-dir {folder}: no such folder")
@@ -391,10 +396,9 @@ def bots(bots_dir: BotsDir = None) -> None:
         typer.echo("no bots loaded (put bot files in ./bots or use --bots-dir)")
     for error in registry.errors:
         typer.echo(f"failed: {error}")
-    folders = [bots_dir] if isinstance(bots_dir, Path | str) else list(bots_dir or [])
     from .plugins import default_bots_dirs
 
-    for folder, unloaded in _unloaded_subfolders(folders or default_bots_dirs()):
+    for folder, unloaded in _unloaded_subfolders(_folders(bots_dir) or default_bots_dirs()):
         typer.echo(
             f"not loaded: {unloaded}/ holds bot files (only files directly in a bots folder "
             f"are loaded); add them with --bots-dir {folder} --bots-dir {unloaded}"

@@ -178,10 +178,9 @@ class BotProcess:
     def kill(self) -> None:
         try:  # the bot process and anything it started (the filter keeps them in its group)
             os.killpg(self.process.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        if self.process.poll() is None:
-            self.process.kill()
+        except OSError:  # the group is gone, or not there: at least the process itself
+            if self.process.poll() is None:
+                self.process.kill()
         self.process.wait()
         for fd in (self.command_fd, self.reply_fd):
             try:

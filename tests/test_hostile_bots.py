@@ -694,22 +694,9 @@ def arena_register_bots(register):
     pass
 """
 
-MIMIC = """
-import arena
-import hostile_shared_helper
-
-
-class Mimic(arena.Bot):
-    name = "mimic"
-
-    def act(self, observation):
-        return observation.legal_actions[0]
-
-
-@arena.hookimpl
-def arena_register_bots(register):
-    register(Mimic)
-"""
+MIMIC = bot_file(
+    "mimic", "return observation.legal_actions[0]", header="import hostile_shared_helper"
+)
 
 
 def test_bot_that_cannot_start_in_its_own_process_forfeits_and_the_others_play(tmp_path):
