@@ -34,6 +34,7 @@ from pathlib import Path
 
 import arena
 
+from .bot import seat_seed
 from .bothost import CONFIG_ENV
 from .plugins import BotSpec, Registry
 from .referee import GameOutcome, SeatForfeit, Table
@@ -340,7 +341,7 @@ class IsolatedPlayer:
                 key = self._key(run, seat)
                 if seat not in run.created:
                     run.created.add(seat)
-                    seed = f"{run.item.seed}/seat-{seat}"
+                    seed = seat_seed(run.item.seed, seat)
                     commands.append(
                         (run, "new", seat, run.attempt, ("new", key, seed, table.info(seat)))
                     )

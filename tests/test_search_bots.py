@@ -13,6 +13,7 @@ import pytest
 from conftest import REPO
 
 import arena
+from arena.bot import seat_seed
 from arena.games.how_low import HowLowCanYouGo
 from arena.games.twenty_down import PACK, TwentyDown
 from arena.plugins import load_registry
@@ -46,7 +47,7 @@ def hl():
 
 def make_bot(cls, game, seat, seed, move_time=1.0, **settings):
     bot = cls(**settings)
-    bot._arena_seed = f"{seed}/seat-{seat}"
+    bot._arena_seed = seat_seed(seed, seat)
     bot.start(GameInfo(game.name, seat, game.players, game.variant, dict(game.params), move_time))
     return bot
 
