@@ -564,8 +564,14 @@ HOARDER = bot_file(
 
 def test_memory_hogs_are_contained_by_bot_memory_in_process_mode(tmp_path):
     files = {"glutton.py": GLUTTON, "hoarder.py": HOARDER}
+    # A whole second a move: filling 256 MiB must not turn into a timeout on a loaded machine.
     ran = hostile_run(
-        tmp_path, files, "glutton,hoarder,random", "process", extra=("--bot-memory", 256)
+        tmp_path,
+        files,
+        "glutton,hoarder,random",
+        "process",
+        extra=("--bot-memory", 256),
+        move_time=1.0,
     )
     assert_completed(ran)
     assert_others_untouched(ran, {"glutton", "hoarder"})
