@@ -361,7 +361,8 @@ def test_more_players_than_the_c_code_takes():
         assert rate_free_for_all(env, ratings, ranks) == package_pairs(env, ratings, ranks)
 
 
-# Ratings anywhere: huge and tiny means and deviations, and the values at the edges.
+# Ratings anywhere: huge and tiny means and deviations, and the values at the edges, for every
+# player of a game or for a few among ordinary ones.
 extreme_mu = st.one_of(
     st.floats(-50, 100),
     st.floats(-1e6, 1e6),
@@ -374,13 +375,22 @@ extreme_sigma = st.one_of(
     st.floats(1e-160, 1e160),
     st.sampled_from([0.0, 5e-324, 1e-154, 1e154, 1.5e308]),
 )
+any_games = st.one_of(
+    games(mu=st.floats(-1e3, 1e3), sigma=st.floats(1e-2, 1e2)),
+    games(mu=st.floats(-1e300, 1e300), sigma=st.floats(1e-160, 1e160)),
+    games(mu=extreme_mu, sigma=extreme_sigma),
+    games(
+        mu=st.one_of(st.floats(0, 50), st.floats(0, 50), st.floats(0, 50), extreme_mu),
+        sigma=st.one_of(st.floats(0.5, 9), st.floats(0.5, 9), st.floats(0.5, 9), extreme_sigma),
+    ),
+)
 
 
 @needs_c
 @settings(max_examples=1000, deadline=None, database=None)
 @given(
     env_name=st.sampled_from(sorted(ENVIRONMENTS)),
-    game=games(mu=extreme_mu, sigma=extreme_sigma),
+    game=any_games,
     as_objects=st.booleans(),
 )
 def test_c_equals_python_and_the_package_on_any_ratings(env_name, game, as_objects):
