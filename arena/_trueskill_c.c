@@ -28,6 +28,8 @@
 #pragma STDC FP_CONTRACT OFF
 #endif
 
+/* fast_trueskill._TRANSCRIPTION: which version of _rate_python this code transcribes. */
+#define TRANSCRIPTION 1
 #define MAX_PLAYERS 64
 #define MAX_ITERATIONS 10 /* TrueSkill.run_schedule's default */
 
@@ -595,7 +597,8 @@ exec_module(PyObject *module)
     sqrt2 = 1 * sqrt(2.0);
     pdf_scale = 1 / sqrt(2 * 3.141592653589793) * 1;
     if (add_float(module, "SQRT2", sqrt2) < 0 || add_float(module, "PDF_SCALE", pdf_scale) < 0 ||
-        PyModule_AddIntConstant(module, "MAX_PLAYERS", MAX_PLAYERS) < 0) {
+        PyModule_AddIntConstant(module, "MAX_PLAYERS", MAX_PLAYERS) < 0 ||
+        PyModule_AddIntConstant(module, "TRANSCRIPTION", TRANSCRIPTION) < 0) {
         return -1;
     }
     return 0;

@@ -54,9 +54,15 @@ from math import exp, sqrt
 import trueskill
 from trueskill import backends as _backends
 
+# Bumped with every change to _rate_python, and in arena/_trueskill_c.c with the same change: an
+# extension built from older sources (a checkout updated without reinstalling) is not used.
+_TRANSCRIPTION = 1
+
 try:
     from . import _trueskill_c
 except ImportError:  # not built: there was no C compiler when arena was installed
+    _trueskill_c = None
+if getattr(_trueskill_c, "TRANSCRIPTION", None) != _TRANSCRIPTION:
     _trueskill_c = None
 
 __all__ = ["implementation", "rate_free_for_all", "rate_ratings", "use_c_extension"]

@@ -25,7 +25,7 @@ from arena import fast_trueskill
 from arena.fast_trueskill import rate_free_for_all, rate_ratings
 from arena.ratings import GAME_ENVIRONMENTS
 
-C_MISSING = "arena._trueskill_c is not built (no C compiler at install time?)"
+C_MISSING = "arena._trueskill_c is not built (no C compiler at install time?) or out of date"
 IMPLEMENTATIONS = [
     "python",
     pytest.param(
