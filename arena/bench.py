@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from . import fast_trueskill
 from .engine_bench import measure
 from .games import BUILTIN_GAMES
 from .plugins import Registry, load_registry
@@ -78,6 +79,8 @@ def run_bench(
     games: int = 300, repeats: int = 5, harness: bool = True, echo: Callable = print
 ) -> dict:
     figures: dict = {}
+    if harness:
+        echo(f"TrueSkill updates: {fast_trueskill.implementation()}")
     for game_class in BUILTIN_GAMES:
         game = game_class()
         row = measure(game, games, repeats=repeats)

@@ -17,7 +17,7 @@ Each game has its own TrueSkill environment:
 
 Both can be set per game in a tournament file. The update itself is ``fast_trueskill``: the
 package's own algorithm without its object graph, equal to ``trueskill.TrueSkill.rate`` to the last
-bit (tested) and ten times faster.
+bit (tested) and ten times faster; a hundred times with its optional C extension.
 """
 
 from __future__ import annotations
