@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
+import hashlib
 import random
 from typing import Any, ClassVar
+
+
+def seat_seed(game_seed: str, seat: int) -> str:
+    """The seed of a seat's ``Bot.rng``: a one-way digest of the game's seed and the seat.
+
+    A bot can read its generator's state, and a Mersenne Twister's state gives back the string
+    it was seeded with; from the game's seed it could deal every hand. A digest gives back only
+    the digest.
+    """
+    return hashlib.sha256(f"{game_seed}/seat-{seat}".encode()).hexdigest()
 
 
 class Bot:
@@ -15,7 +26,7 @@ class Bot:
     and ``end(result)`` after the last.
 
     ``self.rng`` is the bot's own ``random.Random``, seeded by the referee from the game's seed
-    and the seat: use it for every random choice and a tournament replays exactly.
+    and the seat (``seat_seed``): use it for every random choice and a tournament replays exactly.
     Settings given at registration (``register(MyBot, name="my-bot-fast", depth=2)``) become
     attributes of the bot object.
     """

@@ -141,6 +141,14 @@ def run(
     records: Annotated[
         bool, typer.Option("--records/--no-records", help="Store every game's full record.")
     ] = True,
+    duplicate: Annotated[
+        bool | None,
+        typer.Option(
+            "--duplicate/--no-duplicate",
+            help="Seat rotations replay one deal (default); --no-duplicate: a new deal every game.",
+            show_default=False,
+        ),
+    ] = None,
     resume: Annotated[
         bool, typer.Option("--resume", help="Continue the latest interrupted run in the database.")
     ] = False,
@@ -218,6 +226,7 @@ def run(
                 max_faults=pick(max_faults, "max_faults", 3),
                 records=records,
                 sections=sections,
+                duplicate=pick(duplicate, "duplicate", True),
             )
         except PlanError as exc:
             raise fail(str(exc)) from None
@@ -302,6 +311,7 @@ def _tournament_from_identity(config: dict):
         move_time=config["move_time"],
         max_faults=config["max_faults"],
         records=config["records"],
+        duplicate=config.get("duplicate", True),
     )
 
 

@@ -196,7 +196,7 @@ def replay(
         return
     if fmt == "json":
         if seat is not None:
-            out = seat_decisions(record, games, seat)
+            out = seat_decisions(record, games, seat, bool(info["seats"][seat]["forfeit"]))
         else:
             out = {**record, "arena": _stored_facts(info)}
         typer.echo(json.dumps(out, ensure_ascii=False))
@@ -209,11 +209,13 @@ def replay(
 
 
 def _stored_facts(info: dict) -> dict:
-    """What the database adds to the record: the id, the run, the final ranks after forfeits."""
+    """What the database adds to the record: the id, the run, the scores and final ranks the
+    tournament stored (ranks after forfeits)."""
     return {
         "id": info["id"],
         "run": info["run_id"],
         "finished": info["finished"],
+        "scores": [s["score"] for s in info["seats"]],
         "ranks": [s["rank"] for s in info["seats"]],
         "forfeits": [bool(s["forfeit"]) for s in info["seats"]],
     }

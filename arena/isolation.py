@@ -34,6 +34,7 @@ from pathlib import Path
 
 import arena
 
+from .bot import seat_seed
 from .bothost import CONFIG_ENV
 from .plugins import BotSpec, Registry
 from .referee import GameOutcome, SeatForfeit, Table
@@ -381,7 +382,7 @@ class IsolatedPlayer:
                 if seat not in run.created:
                     run.created.add(seat)
                     expected.append((run, "new", seat, run.attempt))
-                    commands.append(("new", key, f"{run.item.seed}/seat-{seat}", table.info(seat)))
+                    commands.append(("new", key, seat_seed(run.item.seed, seat), table.info(seat)))
                     run.waiting += 1
                 expected.append((run, "act", seat, run.attempt))
                 commands.append(self._act(run, seat, key, table))

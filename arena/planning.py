@@ -34,6 +34,7 @@ def build_tournament(
     max_faults: int = 3,
     records: bool = True,
     sections: list[GameSection] | None = None,
+    duplicate: bool = True,
 ) -> Tournament:
     if games < 1:
         raise PlanError(f"--games must be at least 1, not {games}")
@@ -139,4 +140,5 @@ def build_tournament(
         move_time=move_time,
         max_faults=max_faults,
         records=records,
+        duplicate=duplicate,
     )

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from operator import call
 from typing import Any
 
+from .bot import seat_seed
 from .games.base import Game, GameResult
 from .records import pack
 from .watchdog import INF, MoveTimeout, get_watchdog
@@ -204,7 +205,7 @@ def _seat_up(game, seat, factory, seed, move_time, watchdog, seats, players, act
         seats.forfeited[seat] = True
         return
     try:
-        bot._arena_seed = f"{seed}/seat-{seat}"  # bot.rng is seeded from it (arena.Bot)
+        bot._arena_seed = seat_seed(seed, seat)  # bot.rng is seeded from it (arena.Bot)
         act = bot.act
     except BaseException as exc:
         _check_interrupt(exc)

@@ -679,14 +679,21 @@ def verify_game(info: dict, record: dict, games: dict[str, type[Game]]) -> list[
     return lines
 
 
-def seat_decisions(record: dict, games: dict[str, type[Game]], seat: int) -> dict:
-    """Every decision of ``seat``: its observation (as the bot got it, in JSON) and its answer."""
+def seat_decisions(
+    record: dict, games: dict[str, type[Game]], seat: int, forfeited: bool = False
+) -> dict:
+    """Every decision of ``seat``: its observation (as the bot got it, in JSON) and its answer.
+
+    A seat that ``forfeited`` was asked nothing after its last fault: the referee played those
+    decisions, which are marked ``"asked": false``.
+    """
     from .games.base import game_from_record, to_plain
 
     game = game_from_record(record, games)
     state = game.replay_state(record.get("chance", []))
     ms = record.get("decision_ms", [])
     faults = {f["decision"]: f for f in record.get("faults", []) if f["seat"] == seat}
+    forfeited_after = max(faults, default=0) if forfeited else None
     out = []
     for number, (who, value) in enumerate(record["actions"], start=1):
         legal = state.legal_actions()
@@ -701,6 +708,8 @@ def seat_decisions(record: dict, games: dict[str, type[Game]], seat: int) -> dic
                 entry["ms"] = ms[number - 1]
             if number in faults:
                 entry["fault"] = faults[number]
+            if forfeited_after is not None and number > forfeited_after:
+                entry["asked"] = False
             out.append(entry)
         state.apply_action(action)
     return {

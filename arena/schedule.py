@@ -6,6 +6,10 @@ size, or, with fewer bots than seats, all of them, each filling seats equally. A
 seat — so every bot sits in every seat equally often and every bot gets the same cards in turn, as
 in duplicate bridge. Rounds repeat the groups with fresh seeds, in a shuffled order, so a schedule
 cut short by ``--games`` still spreads games over the groups.
+
+Without duplicate (``--no-duplicate``) the seat rotations stay but every game gets a deal of its
+own: luck no longer cancels out, but no deal ever comes back, so a bot that remembers the hands it
+held cannot recognise a deal in a later rotation and know the others' cards.
 """
 
 from __future__ import annotations
@@ -41,9 +45,15 @@ def lineups(group: tuple[str, ...], table_size: int) -> list[tuple[str, ...]]:
 
 
 def round_robin(
-    game: str, bots: list[str], table_size: int, games: int, seed: str | int
+    game: str,
+    bots: list[str],
+    table_size: int,
+    games: int,
+    seed: str | int,
+    duplicate: bool = True,
 ) -> Iterator[ScheduledGame]:
-    """The first ``games`` games of the endless duplicate round-robin of ``bots``."""
+    """The first ``games`` games of the endless round-robin of ``bots``, in duplicate format
+    unless ``duplicate`` is false."""
     if not bots:
         return
     table_groups = groups(sorted(bots), table_size)
@@ -56,9 +66,14 @@ def round_robin(
             random.Random(f"{seed}/{game}/round-{round_number}").shuffle(order)
         for g in order:
             board_seed = f"{seed}/{game}/{round_number}/{g}"
-            for lineup in group_lineups[g]:
+            for j, lineup in enumerate(group_lineups[g]):
                 if index >= games:
                     return
-                yield ScheduledGame(index, game, board_seed, lineup, board)
+                if duplicate:
+                    yield ScheduledGame(index, game, board_seed, lineup, board)
+                else:
+                    yield ScheduledGame(index, game, f"{board_seed}/{j}", lineup, board)
+                    board += 1
                 index += 1
-            board += 1
+            if duplicate:
+                board += 1

@@ -51,6 +51,7 @@ class Tournament:
     move_time: float = 1.0
     max_faults: int = 3
     records: bool = True
+    duplicate: bool = True  # seat rotations of a group replay one deal (see schedule)
     # How bots run; not part of the identity: it changes how safe a run is, not its results.
     isolation: str = "shared"  # "shared": inside the game workers; "process": each its own
     bot_memory: int = 1024  # MiB per bot process (process isolation)
@@ -58,7 +59,7 @@ class Tournament:
 
     def identity(self) -> dict:
         """What decides the results: two runs with the same identity play the same games."""
-        return {
+        identity = {
             "games": self.games,
             "seed": self.seed,
             "move_time": self.move_time,
@@ -69,6 +70,9 @@ class Tournament:
                 for p in self.plans
             ],
         }
+        if not self.duplicate:  # only then: runs stored before the setting existed still resume
+            identity["duplicate"] = False
+        return identity
 
 
 @dataclass
@@ -169,7 +173,14 @@ def run_tournament(
         game_class = registry.games[plan.game].cls
         games[plan.game] = game_class(players=plan.players, variant=plan.variant, **plan.params)
         schedule = list(
-            round_robin(plan.game, plan.bots, plan.players, tournament.games, tournament.seed)
+            round_robin(
+                plan.game,
+                plan.bots,
+                plan.players,
+                tournament.games,
+                tournament.seed,
+                tournament.duplicate,
+            )
         )
         done = store.games_done(run_id, plan.game)
         schedules.append((plan, schedule[done:], done))

@@ -43,6 +43,7 @@ TOP_KEYS: dict[str, tuple[type, ...]] = {
     "jobs": (int,),
     "db": (str,),
     "records": (bool,),
+    "duplicate": (bool,),
     "isolation": (str,),
     "bot_memory": (int,),
     "bot_cpu": (int,),

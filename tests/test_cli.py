@@ -606,6 +606,40 @@ def test_resume_option_continues_the_latest_interrupted_run(cli, bots_dir, tmp_p
     assert leaderboard_json(cli, db) == leaderboard_json(cli, reference)
 
 
+def test_no_duplicate_gives_every_game_its_own_deal_and_still_resumes(
+    cli, bots_dir, tmp_path, monkeypatch
+):
+    db = tmp_path / "fresh.db"
+    args = run_args(bots_dir, db, "--game", "twenty-down", "--no-duplicate", games=8, seed="nd")
+    interrupt_after(monkeypatch, 3)
+    assert cli(*args).exit_code == 130
+    monkeypatch.undo()
+    resumed = ok(cli(*args))
+    assert "3 games were already stored" in resumed.stderr
+    with sqlite3.connect(db) as con:
+        seeds = [seed for (seed,) in con.execute("SELECT seed FROM games ORDER BY idx")]
+        (config,) = con.execute("SELECT config FROM runs").fetchone()
+    assert len(seeds) == len(set(seeds)) == 8
+    assert json.loads(config)["duplicate"] is False
+    duplicate = tmp_path / "duplicate.db"
+    ok(cli(*run_args(bots_dir, duplicate, "--game", "twenty-down", games=8, seed="nd")))
+    with sqlite3.connect(duplicate) as con:
+        assert len({seed for (seed,) in con.execute("SELECT seed FROM games")}) < 8
+        (config,) = con.execute("SELECT config FROM runs").fetchone()
+    assert "duplicate" not in json.loads(config)  # identities of older runs are unchanged
+
+
+def test_tournament_file_can_switch_duplicate_off(cli, bots_dir, tmp_path):
+    path = tmp_path / "fresh.toml"
+    path.write_text('games = 4\nseed = "f"\nduplicate = false\n[game.twenty-down]\n')
+    db = tmp_path / "f.db"
+    ok(cli("run", path, "--db", db, "--bots-dir", bots_dir, "-j", 1, "-q"))
+    with sqlite3.connect(db) as con:
+        assert len({seed for (seed,) in con.execute("SELECT seed FROM games")}) == 4
+    path.write_text('games = 4\nduplicate = "no"\n')
+    assert_one_line_error(cli("run", path, "--db", db, "--bots-dir", bots_dir), "duplicate")
+
+
 def test_a_finished_run_is_not_resumed_but_played_again(cli, bots_dir, db_path):
     ok(cli(*run_args(bots_dir, db_path, "--game", "td", games=4)))
     second = ok(cli(*run_args(bots_dir, db_path, "--game", "td", games=4)))

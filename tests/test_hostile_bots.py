@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import signal
 import sqlite3
 import subprocess
@@ -563,8 +564,14 @@ HOARDER = bot_file(
 
 def test_memory_hogs_are_contained_by_bot_memory_in_process_mode(tmp_path):
     files = {"glutton.py": GLUTTON, "hoarder.py": HOARDER}
+    # A whole second a move: filling 256 MiB must not turn into a timeout on a loaded machine.
     ran = hostile_run(
-        tmp_path, files, "glutton,hoarder,random", "process", extra=("--bot-memory", 256)
+        tmp_path,
+        files,
+        "glutton,hoarder,random",
+        "process",
+        extra=("--bot-memory", 256),
+        move_time=1.0,
     )
     assert_completed(ran)
     assert_others_untouched(ran, {"glutton", "hoarder"})
@@ -960,3 +967,33 @@ def test_process_mode_what_a_bot_starts_ends_with_its_process(tmp_path):
     assert started
     time.sleep(0.5)
     assert not [pid for pid in started if _alive(pid)]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_bot_cannot_learn_the_deal_seed_from_its_generator_or_attributes(tmp_path, mode):
+    """HL-18, TD-18: nobody sees another player's hand or the stock. The deals come from the game's
+    seed alone, so a bot holding that seed could deal every hand: its generator is seeded from a
+    one-way digest instead (a Mersenne Twister's state gives back the string it was seeded with),
+    and nothing else it is given contains the seed."""
+    seen = tmp_path / "seen"
+    peeker = bot_file(
+        "peeker",
+        f"""
+        if not getattr(self, "reported", False):
+            self.reported = True
+            with open({str(seen)!r}, "a") as f:
+                f.write(json.dumps([repr(vars(self)), repr(self.rng.getstate())]) + "\\n")
+        return observation.legal_actions[0]
+        """,
+        header="import json",
+    )
+    ran = hostile_run(tmp_path, {"peeker.py": peeker}, "peeker,random", mode, games=2)
+    assert_completed(ran)
+    reports = [json.loads(line) for line in seen.read_text().splitlines()]
+    seeds = {seed for _, _, seed, *_ in ran.seat_table()}
+    assert len(reports) == 4 and len(seeds) == 1  # both seats of both rotations of one board
+    (seed,) = seeds
+    naive = {repr(random.Random(f"{seed}/seat-{seat}").getstate()) for seat in range(4)}
+    for attributes, state in reports:
+        assert seed not in attributes
+        assert state not in naive  # the generator was not seeded with a string holding the seed

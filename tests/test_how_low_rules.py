@@ -455,6 +455,28 @@ def test_hl9_discarded_cards_hidden_counts_public():
     assert state.observation(2).discards == ((0, 3), (1, 0))
 
 
+def test_hl9_hl18_every_discard_count_of_a_deal_is_seen_by_every_seat():
+    """The counts of the last round's later turns come after an early seat's last decision of the
+    deal: the showdown carries the deal's counts, so no seat misses one."""
+    game = HowLowCanYouGo(players=4, max_deals=3)
+    for seed in range(15):
+        state = game.new_state(seed)
+        rng = random.Random(seed)
+        while not state.is_terminal():
+            deal = state.deal
+            counts = state.discards[:]
+            seat = state.current_player()
+            action = rng.choice(state.legal_actions())
+            state.apply_action(action)
+            if state.deal == deal and not state.is_terminal():
+                continue
+            counts.append((seat, len(action) if isinstance(action, tuple) else 5))
+            for viewer in range(4):
+                shown = state.observation(viewer).last_showdown
+                assert shown.deal == deal and shown.discards == tuple(counts)
+                assert shown.to_json()["discards"] == [list(c) for c in counts]
+
+
 # --- HL-10: showdown ------------------------------------------------------------------------------
 
 
@@ -730,6 +752,7 @@ def test_hl18_showdown_public_until_the_next_one():
     assert isinstance(sd, Showdown) and sd.deal == 1
     assert sd.hands[0] == hand(LOW_20)
     assert state.observation(2).to_json()["last_showdown"]["totals"] == [20, 20, 20]
+    assert sd.discards == ((0, 0), (1, 0), (2, 0)) * 3  # every turn of deal 1 stood pat
 
 
 # --- HL-19: actions are sets ----------------------------------------------------------------------

@@ -232,10 +232,21 @@ def test_json_record_replays_through_the_engine_and_matches_the_database(cli, st
                     )
                 ]
                 assert record["result"]["scores"] == scores
+                assert record["arena"]["scores"] == scores  # stored when played, not replayed
                 assert record["arena"]["id"] == game_id and record["arena"]["run"] == 1
                 assert len(record["decision_ms"]) == len(record["actions"])
                 assert record["faults"] and record["faults"][0]["kind"] == "exception"
                 assert record["bots"].count("oops") >= 1
+
+
+def test_a_record_with_chance_events_left_over_does_not_replay(cli, stored):
+    """docs/records.md: the chance events must be used up exactly."""
+    for ids in stored["ids"].values():
+        record = record_json(cli, stored, ids[0])
+        replay(record, GAMES)
+        record["chance"].append(dict(record["chance"][-1]))
+        with pytest.raises(RecordError, match="1 chance event.* never used"):
+            replay(record, GAMES)
 
 
 def test_json_record_is_enough_for_an_independent_checker(cli, stored):
@@ -268,6 +279,22 @@ def test_json_from_one_seat_lists_its_observations_and_answers(cli, stored):
         assert entry["observation"]["seat"] == 0
         assert entry["action"] in entry["observation"]["legal_actions"]
     assert view["final"]["legal_actions"] == []
+
+
+def test_json_from_one_seat_marks_what_the_referee_played_after_a_forfeit(cli, tmp_path):
+    bots = write_bots(tmp_path / "bots", {**STANDARD_BOTS, "oops.py": OOPS})
+    db = tmp_path / "forfeit.db"
+    common = ["--db", db, "--bots-dir", bots, "-j", "1", "-q", "-g", "td", "--max-faults", "1"]
+    ok(cli("run", "--games", "1", "--seed", "ff", "--bots", "random,oops", *common))
+    with sqlite3.connect(db) as con:
+        (game_id, seat) = con.execute(
+            "SELECT game_id, seat FROM seats WHERE bot='oops' AND forfeit=1"
+        ).fetchone()
+    out = ok(cli("replay", game_id, "--db", db, "--seat", seat, "-f", "json")).stdout
+    decisions = json.loads(out)["decisions"]
+    asked = [entry.get("asked", True) for entry in decisions]
+    assert asked[:3] == [True] * 3 and "fault" in decisions[2]  # its third answer raised
+    assert len(asked) > 3 and not any(asked[3:])  # then it forfeited: the referee played on
 
 
 # --- arena replay --verify and errors ------------------------------------------------------------

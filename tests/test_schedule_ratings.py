@@ -104,6 +104,21 @@ def test_seat_rotations_of_one_group_share_one_seed_duplicate_format(n_bots, sea
     assert len(seeds) == len(boards)  # every board its own deal
 
 
+@pytest.mark.parametrize("n_bots, seats", [(2, 4), (4, 4), (5, 4), (3, 10), (6, 3)])
+def test_without_duplicate_no_deal_comes_back_and_seats_stay_balanced(n_bots, seats):
+    """--no-duplicate: the same seat rotations, but a deal of its own for every game, so a bot
+    remembering the hands it held never meets one of them again."""
+    bots = NAMES[:n_bots]
+    games = 2 * full_round(n_bots, seats)
+    fresh = list(round_robin("g", bots, seats, games, "s", duplicate=False))
+    assert len({g.seed for g in fresh}) == games
+    assert len({g.board for g in fresh}) == games
+    assert [g.seats for g in fresh] == [g.seats for g in schedule(bots, seats, games)]
+    assert_balanced(fresh, bots, seats)
+    longer = list(round_robin("g", bots, seats, games + 5, "s", duplicate=False))
+    assert longer[:games] == fresh  # a shorter run is a prefix of a longer one
+
+
 @pytest.mark.parametrize("n", [1, 7, 8, 9, 40, 1001])
 def test_games_n_gives_exactly_n_games_indexed_in_order(n):
     games = schedule(NAMES[:3], 4, n)

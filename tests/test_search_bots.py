@@ -13,6 +13,7 @@ import pytest
 from conftest import REPO
 
 import arena
+from arena.bot import seat_seed
 from arena.games.how_low import HowLowCanYouGo
 from arena.games.twenty_down import PACK, TwentyDown
 from arena.plugins import load_registry
@@ -46,7 +47,7 @@ def hl():
 
 def make_bot(cls, game, seat, seed, move_time=1.0, **settings):
     bot = cls(**settings)
-    bot._arena_seed = f"{seed}/seat-{seat}"
+    bot._arena_seed = seat_seed(seed, seat)
     bot.start(GameInfo(game.name, seat, game.players, game.variant, dict(game.params), move_time))
     return bot
 
@@ -430,13 +431,13 @@ def test_the_ladder_tournament_file_names_loadable_bots():
 
 
 def test_deadline_passes_on_cpu_time_or_on_the_clock():
+    start = time.process_time()  # (read before the deadline is set, which reads it too)
     spin = arena.Deadline(0.05, 10.0)  # CPU time runs out first while computing
-    start = time.process_time()
     while not spin.passed():
         pass
     assert 0.05 <= time.process_time() - start < 0.5
-    sleep = arena.Deadline(10.0, 0.05)  # the clock runs out first while sleeping
     start = time.perf_counter()
+    sleep = arena.Deadline(10.0, 0.05)  # the clock runs out first while sleeping
     while not sleep.passed():
         time.sleep(0.005)
     assert 0.05 <= time.perf_counter() - start < 0.5

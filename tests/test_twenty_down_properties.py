@@ -163,7 +163,8 @@ def test_observations_never_leak_hidden_cards(seed, variant):
     game = TwentyDown(variant=variant, start_points=8)
 
     def check(state, before):
-        public = set(played_cards(state))
+        # Cards played this deal, and in the previous one (its tricks stay shown: TD-18).
+        public = set(played_cards(state)) | {c for t in state.last_tricks for _, c in t.cards}
         for seat in range(4):
             plain = state.observation(seat).to_json()
             assert set(plain) == set(type(state.observation(seat)).fields)

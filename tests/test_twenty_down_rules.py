@@ -524,6 +524,7 @@ def test_td18_observation_shows_exactly_the_public_facts():
     assert obs.fields == (
         "game", "seat", "legal_actions", "hand", "dealer", "forehand", "trump", "deal",
         "points", "phase", "exchanged", "tricks", "current_trick", "tricks_won", "playing",
+        "last_tricks",
     )  # fmt: skip
     assert obs.game == "twenty-down" and obs.seat == 3
     assert obs.legal_actions == cards("JS")
@@ -536,6 +537,7 @@ def test_td18_observation_shows_exactly_the_public_facts():
     )
     assert obs.current_trick == ((1, Card("KS")), (2, Card("TS")))
     assert obs.tricks_won == (0, 1, 0, 0) and obs.playing is None
+    assert obs.last_tricks == ()  # the first deal
     plain = obs.to_json()
     assert plain["tricks"] == [
         {"leader": 1, "cards": [[1, "AS"], [2, "7S"], [3, "8S"], [0, "9S"]], "winner": 1}
@@ -551,6 +553,32 @@ def test_td18_observation_shows_exactly_the_public_facts():
             assert f'"{c.ascii}"' not in text
     for c in state.talon:
         assert f'"{c.ascii}"' not in text
+
+
+def test_td18_every_seat_sees_the_whole_fifth_trick_in_the_next_deal():
+    """TD-18: every card played in the deal is seen. The next deal starts as the fifth trick ends,
+    so the seats that played early to it see its last cards only in ``last_tricks``."""
+    game = TwentyDown()
+    for seed in range(20):
+        state = game.new_state(seed)
+        rng = random.Random(seed)
+        deals = 0
+        while not state.is_terminal():
+            deal, seat = state.deal, state.current_player()
+            tricks, trick = state.tricks[:], state.trick[:]
+            action = rng.choice(state.legal_actions())
+            state.apply_action(action)
+            if state.deal == deal or state.is_terminal():
+                continue
+            deals += 1
+            assert len(tricks) == 4 and len(trick) == 3  # the deal ended with its twentieth card
+            last = state.last_tricks
+            assert last[:4] == tuple(tricks) and last[4].cards == (*trick, (seat, action))
+            for viewer in range(4):
+                obs = state.observation(viewer)
+                assert obs.deal == deal + 1 and obs.tricks == () and obs.last_tricks == last
+                assert obs.to_json()["last_tricks"] == [t.to_json() for t in last]
+        assert deals > 0
 
 
 def test_td18_observation_is_a_snapshot():

@@ -228,6 +228,10 @@ class Chance:
         self.log.append((key, value))
         return value
 
+    def unused_events(self) -> int:
+        """Scripted chance events not drawn (yet): a finished replay must have used them all."""
+        return len(self._script) if self._script is not None else 0
+
     def copy(self) -> Chance:
         other = Chance.__new__(Chance)
         other.seed = self.seed
@@ -411,8 +415,8 @@ def game_from_record(record: dict, games: dict[str, type[Game]]) -> Game:
 def replay(record: dict, games: dict[str, type[Game]] | None = None) -> State:
     """Re-run a record through the engine; return the final state.
 
-    Raises ``RecordError`` if an action is illegal, the record ends early, or the result differs
-    from the one the record states.
+    Raises ``RecordError`` if an action is illegal, the record ends early, a finished game leaves
+    chance events unused, or the result differs from the one the record states.
     """
     if games is None:
         from . import BUILTIN_GAMES
@@ -427,6 +431,11 @@ def replay(record: dict, games: dict[str, type[Game]] | None = None) -> State:
             state.apply_action(action, seat=seat)
         except GameError as exc:
             raise RecordError(f"action {number} ({value!r} by seat {seat}): {exc}") from None
+    if state.is_terminal() and state.chance.unused_events():
+        raise RecordError(
+            f"the game is over but {state.chance.unused_events()} chance event(s) of the record "
+            "were never used"
+        )
     if "result" in record:
         if not state.is_terminal():
             raise RecordError("the record states a result but its actions do not finish the game")

@@ -83,7 +83,9 @@ def bank_prize(total: int, cards, tied: bool) -> int:
 @dataclass(frozen=True, slots=True)
 class Showdown:
     """The public facts of one showdown (HL-10, HL-18). Per-seat tuples; ``None`` for seats that
-    were not in the deal. ``chip_changes`` is what each seat received (+) or paid (-)."""
+    were not in the deal. ``chip_changes`` is what each seat received (+) or paid (-).
+    ``discards`` is the deal's ``(seat, count)`` per turn, the last round's included: a seat that
+    acted early in round 3 sees the counts of the turns after its own only here (HL-9, HL-18)."""
 
     deal: int
     dealer: int
@@ -91,6 +93,7 @@ class Showdown:
     totals: tuple
     chip_changes: tuple
     eliminated: tuple
+    discards: tuple = ()
 
     def to_json(self) -> dict:
         return {
@@ -100,6 +103,7 @@ class Showdown:
             "totals": list(self.totals),
             "chip_changes": list(self.chip_changes),
             "eliminated": list(self.eliminated),
+            "discards": [list(turn) for turn in self.discards],
         }
 
 
@@ -156,6 +160,7 @@ class HowLowObservation(Observation):
                     totals=tuple(showdown["totals"]),
                     chip_changes=tuple(showdown["chip_changes"]),
                     eliminated=tuple(showdown["eliminated"]),
+                    discards=tuple((seat, count) for seat, count in showdown["discards"]),
                 )
             return cls(
                 game=data["game"],
@@ -489,7 +494,15 @@ class HowLowState(State):
                 for seat in out:
                     active[seat] = False
                     self.out_deal[seat] = self.deal
-        self._sd = (self.deal, self.dealer, hands, tuple(totals), tuple(change), eliminated)
+        self._sd = (
+            self.deal,
+            self.dealer,
+            hands,
+            tuple(totals),
+            tuple(change),
+            eliminated,
+            tuple(self.discards),
+        )
         self._sd_view = None
         self._legal = None
         active = self.active
@@ -515,7 +528,7 @@ class HowLowState(State):
             if raw is None:
                 return None
             # Built once per showdown (when first asked for): it never changes.
-            deal, dealer, hands, totals, change, eliminated = raw
+            deal, dealer, hands, totals, change, eliminated, discards = raw
             showdown = self._sd_view = Showdown(
                 deal,
                 dealer,
@@ -523,6 +536,7 @@ class HowLowState(State):
                 totals,
                 change,
                 eliminated,
+                discards,
             )
         return showdown
 
@@ -739,6 +753,7 @@ class HowLowCanYouGo(Game):
                 showdown.totals,
                 showdown.chip_changes,
                 showdown.eliminated,
+                tuple(showdown.discards),
             )
         )
         state._sd_view = None

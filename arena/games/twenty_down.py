@@ -82,7 +82,9 @@ class TwentyDownObservation(Observation):
     number of cards exchanged this deal or ``None`` before that seat's turn; ``tricks`` the finished
     tricks of this deal (``Trick``); ``current_trick`` the ``(seat, card)`` pairs played to the
     trick in progress; ``tricks_won`` per seat this deal; ``playing`` (variant ``brostedt`` only,
-    else ``None``) per seat ``True`` staying in, ``False`` dropped out, ``None`` not yet decided.
+    else ``None``) per seat ``True`` staying in, ``False`` dropped out, ``None`` not yet decided;
+    ``last_tricks`` the tricks of the previous deal (empty in the first): the next deal starts as
+    its fifth trick ends, and a seat that played early to that trick sees the rest only here.
     """
 
     __slots__ = (
@@ -98,12 +100,14 @@ class TwentyDownObservation(Observation):
         "current_trick",
         "tricks_won",
         "playing",
+        "last_tricks",
     )
     fields: ClassVar[tuple[str, ...]] = Observation.fields + __slots__
 
     def to_json(self) -> dict:
         plain = super().to_json()
         plain["tricks"] = [trick.to_json() for trick in self.tricks]  # objects, not bare lists
+        plain["last_tricks"] = [trick.to_json() for trick in self.last_tricks]
         return plain
 
 
@@ -175,6 +179,7 @@ class TwentyDownState(State):
         "_name",
         "_brostedt",
         "_pub",
+        "last_tricks",
     )
 
     def __init__(self, game: TwentyDown, chance: Chance):
@@ -184,6 +189,7 @@ class TwentyDownState(State):
         self._name = game.name
         self._brostedt = game.variant == "brostedt"
         self._pub = None
+        self.last_tricks = ()
         self.points = [game.params["start_points"]] * 4
         self.dealer = chance.randrange("dealer", 4)  # TD-4
         self.deal = 0
@@ -220,6 +226,7 @@ class TwentyDownState(State):
                 tuple(self.tricks),
                 tuple(self.tricks_won),
                 tuple(self.playing) if self._brostedt else None,
+                self.last_tricks,
             )
         obs = _new_observation(TwentyDownObservation)
         obs.game = self._name
@@ -232,7 +239,7 @@ class TwentyDownState(State):
         obs.deal = self.deal
         obs.phase = PHASE_NAMES[self.phase]
         obs.current_trick = tuple(self.trick)
-        obs.points, obs.exchanged, obs.tricks, obs.tricks_won, obs.playing = pub
+        obs.points, obs.exchanged, obs.tricks, obs.tricks_won, obs.playing, obs.last_tricks = pub
         return obs
 
     def clone(self) -> TwentyDownState:
@@ -266,6 +273,7 @@ class TwentyDownState(State):
         other._name = self._name
         other._brostedt = self._brostedt
         other._pub = self._pub  # tuples: sharing them is safe
+        other.last_tricks = self.last_tricks
         return other
 
     def __repr__(self) -> str:
@@ -476,6 +484,7 @@ class TwentyDownState(State):
             self._player = TERMINAL
             self._legal = []
             return
+        self.last_tricks = tuple(self.tricks)  # TD-18: the fifth trick is seen whole
         self.dealer = _NEXT_SEAT[self.dealer]  # TD-4
         self._start_deal()
 
@@ -635,6 +644,7 @@ class TwentyDown(Game):
         state.tricks = tricks
         state.trick = trick
         state.tricks_won = list(obs.tricks_won)
+        state.last_tricks = tuple(obs.last_tricks)
         state.leader = obs.forehand
         state._resume()
         return state
