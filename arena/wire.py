@@ -40,7 +40,7 @@ MAX_DESCRIPTION = 500  # characters of a fault's message that are kept
 def known_objects(games) -> list:
     """What both ends memorise first: the names of the commands, cards, suits, and from the games'
     modules their classes and their tables of card tuples."""
-    known: list = [*COMMANDS, *CARDS, *SUITS, _rebuild_observation]
+    known: list = [*COMMANDS, *CARDS, *SUITS, _rebuild_observation, _tuple_new]
     known += (copyreg.__newobj__, copyreg._reconstructor)
     atoms = {id(k) for k in known}
     for game in games:
@@ -182,6 +182,17 @@ def builder(cls: type) -> Callable:
     return build
 
 
+_tuple_new = tuple.__new__
+
+
+def _reduce_named_tuple(value: tuple) -> tuple:
+    return _tuple_new, (type(value), tuple(value))
+
+
+def _is_named_tuple(value) -> bool:
+    return isinstance(value, type) and issubclass(value, tuple) and hasattr(value, "_fields")
+
+
 class CommandEncoder:
     """The worker's end: pickles batches for one bot process, with a memo of the known objects."""
 
@@ -189,6 +200,11 @@ class CommandEncoder:
         self.buffer = io.BytesIO()
         # Protocol 3 writes memo indices explicitly, so that each batch can reuse the same ones.
         self.pickler = pickle.Pickler(self.buffer, 3)
+        # A known named tuple (a finished trick) is made again by tuple.__new__, in C on both
+        # ends: its own pickling calls its __getnewargs__ here and its __new__ there, in Python.
+        self.pickler.dispatch_table = {
+            cls: _reduce_named_tuple for cls in known if _is_named_tuple(cls)
+        }
         self.preamble = self._message(known)
         self.base = self.pickler.memo.copy()
         # Batches are written without memorising anything (they share little but the known
