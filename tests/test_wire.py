@@ -116,6 +116,19 @@ def test_an_engines_shared_card_tuples_go_as_references_to_the_memo():
     assert got == built and all(got is not k for k in memorised)
 
 
+def test_a_known_named_tuple_comes_back_as_itself():
+    from arena.cards import CARDS
+    from arena.games.twenty_down import Trick
+
+    encoder = CommandEncoder(known_objects(GAMES))
+    decoder = CommandDecoder()
+    decoder.decode(encoder.preamble[4:])
+    trick = Trick(2, ((2, CARDS[9]), (3, CARDS[20])), 3)
+    (got,) = decoder.decode(encoder.encode([(trick, (trick,))])[4:])
+    assert type(got[0]) is Trick and got[0] == trick and got[0].winner == 3
+    assert type(got[1][0]) is Trick and got[1][0] == trick
+
+
 def test_answers_round_trip_and_arrive_whole_or_not_at_all():
     data = encode_answers(
         array("i", [3, OK, FAULT]), array("d", [0.25, 0.0, 1.5]), [[2, "timeout", "too slow"]]
