@@ -35,6 +35,7 @@ FAULT = -2  # the code of a fault, described in the JSON part
 _ANSWERS = struct.Struct("<II")  # number of answers, bytes of JSON
 MAX_ANSWERS = 1 << 24
 MAX_DESCRIPTION = 500  # characters of a fault's message that are kept
+MAX_SHARED = 10_000  # tuples of one engine table that both ends memorise (every pair: 2,704)
 
 
 def known_objects(games) -> list:
@@ -54,7 +55,9 @@ def known_objects(games) -> list:
                 known.append(value)
         for value in vars(module).values() if module else ():
             if type(value) is tuple:
-                known += _shared_tuples(value, atoms)
+                shared = _shared_tuples(value, atoms)
+                if len(shared) <= MAX_SHARED:  # a table of every hand would be too long to send
+                    known += shared
     return known
 
 
