@@ -52,7 +52,7 @@ from .wire import (
 from .workers import TaskFeed
 
 STARTUP_SECONDS = 30.0
-IN_FLIGHT = 128  # games in play below which a worker begins its next task
+IN_PLAY = 96  # games a worker plays at once
 
 
 class IsolationError(Exception):
@@ -328,40 +328,44 @@ class IsolatedPlayer:
     def play(self, feed: TaskFeed) -> None:
         """Play the tasks of ``feed`` until it closes, each task's outcomes given back in order.
 
-        The next task's games begin as soon as fewer than ``IN_FLIGHT`` games are left, rather
-        than after the last game of a task: game lengths vary, and a task's last few games would
-        otherwise be played alone, one decision per batch, with the bot processes mostly idle.
+        At most ``IN_PLAY`` games are played at once, a new one begun as soon as one ends, from
+        the next task when a task's games have all begun: game lengths vary, and a task's last
+        few games would otherwise be played alone, one decision per batch, with the bot
+        processes mostly idle. (More games at once make larger batches, but each decision then
+        finds less of its game in the processor's caches.)
         """
-        self.chunks: deque[_Chunk] = deque()  # the tasks begun, oldest first
+        self.chunks: deque[_Chunk] = deque()  # the tasks taken, oldest first
+        self.waiting_start: deque[_Run] = deque()  # their games not begun yet
         self.ready: list[_Run] = []  # games owed no answer: their next decisions can go out
-        self.left = 0  # games begun and not finished
+        self.playing = 0  # games begun and not finished
         # As soon as some answers are in, their games move on and their next decisions go out,
         # so that the bot processes and the referee work at the same time.
         with _fewer_collections():
             while True:
-                if self.left < IN_FLIGHT:
-                    task = feed.take(wait=not self.left)
+                if not self.waiting_start and self.playing < IN_PLAY:
+                    task = feed.take(wait=not self.playing)
                     if task is not None:
-                        self._begin(task.items, task.forfeits)
-                    elif not self.left:
+                        self._take(task.items, task.forfeits)
+                    elif not self.playing:
                         return
+                while self.waiting_start and self.playing < IN_PLAY:
+                    self.playing += 1
+                    self._start(self.waiting_start.popleft())
                 if self.ready:
                     self._send()
-                if self.left:
+                if self.playing:
                     self._collect()
                 while self.chunks and not self.chunks[0].left:
                     feed.give([run.outcome for run in self.chunks.popleft().runs])
 
-    def _begin(self, items: list[ScheduledGame], forfeits: dict[int, dict]) -> None:
+    def _take(self, items: list[ScheduledGame], forfeits: dict[int, dict]) -> None:
         chunk = _Chunk([])
         chunk.runs = [_Run(item, dict(forfeits.get(item.index) or {}), chunk) for item in items]
         chunk.left = len(chunk.runs)
         self.chunks.append(chunk)
-        self.left += chunk.left
+        self.waiting_start.extend(chunk.runs)
         needed = {name for item in items for name in item.seats}
         self._launch(sorted(needed - set(self.processes) - set(self.broken)))
-        for run in chunk.runs:
-            self._start(run)
 
     @staticmethod
     def _key(run: _Run, seat: int) -> int:
@@ -402,7 +406,7 @@ class IsolatedPlayer:
             run.phase = "done"
             run.outcome = table.outcome()
             run.chunk.left -= 1
-            self.left -= 1
+            self.playing -= 1
 
     @staticmethod
     def _act(run: _Run, seat: int, key: int, table: Table) -> tuple:
