@@ -158,7 +158,11 @@ class Host:
             if op == "act_changes" or op == "act":
                 key = command[1]
                 if op == "act_changes":
-                    build, values = views[key]
+                    view = views.get(key)
+                    if view is None:  # dropped since the worker made this command: answer ignored
+                        self.reply("gone", "the bot object no longer exists", 0.0)
+                        continue
+                    build, values = view
                     apply_changes(values, command[2])
                     observation = build(values)
                 else:
