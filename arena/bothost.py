@@ -4,7 +4,7 @@ Started by a game worker as a fresh interpreter (``python -m arena.bothost``), i
 bot's own file (or entry point), limits its own memory, and serves batches of commands:
 
 - ``("new", id, seed, info)``: create a bot object for one seat of one game and call ``start``;
-- ``("act", id, observation)``: one decision; ``("act+", id, changes)``: one decision, its
+- ``("act", id, observation)``: one decision; ``("act_changes", id, changes)``: one decision, its
   observation given as changes to the last one of that id (``arena.wire.changes``);
 - ``("end", id, result)``: call ``end`` and forget the object; ``("drop", id)``: just forget it.
 
@@ -41,9 +41,9 @@ from .wire import (
     OK,
     CommandDecoder,
     apply_changes,
+    builder,
     encode_answers,
     fields_getter,
-    rebuild,
 )
 
 CONFIG_ENV = "ARENA_BOTHOST"
@@ -66,7 +66,7 @@ class Host:
         self.reply_fd = int(config["reply_fd"])
         self.spec = load_bot_alone(tuple(config["origin"]), config["bot"])
         self.bots: dict = {}
-        self.views: dict = {}  # id -> [observation class, field values] of its last observation
+        self.views: dict = {}  # id -> (builder of its class, field values) of its last observation
         self.codes = array("i")
         self.seconds = array("d")
         self.faults: list = []
@@ -150,21 +150,26 @@ class Host:
         started = self.started
         codes = self.codes
         times = self.seconds
+        views = self.views
         for command in batch:
             started += 1
             self.started = progress[0] = started
             op = command[0]
-            if op == "act+" or op == "act":
+            if op == "act_changes" or op == "act":
                 key = command[1]
-                if op == "act+":
-                    cls, values = self.views[key]
-                    apply_changes(values, command[2], command[3])
-                    observation = rebuild(cls, values)
+                if op == "act_changes":
+                    view = views.get(key)
+                    if view is None:  # dropped since the worker made this command: answer ignored
+                        self.reply("gone", "the bot object no longer exists", 0.0)
+                        continue
+                    build, values = view
+                    apply_changes(values, command[2])
+                    observation = build(values)
                 else:
                     observation = command[2]
                     getter = fields_getter(type(observation))
                     if getter is not None:
-                        self.views[key] = (type(observation), list(getter(observation)))
+                        views[key] = (builder(type(observation)), list(getter(observation)))
                 bot = self.bots.get(key)
                 if bot is None:
                     self.reply("gone", "the bot object no longer exists", 0.0)

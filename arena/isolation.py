@@ -41,9 +41,18 @@ from .referee import GameOutcome, SeatForfeit, Table
 from .sandbox import no_memory_access
 from .schedule import ScheduledGame
 from .watchdog import grace_for
-from .wire import FAULT, CommandEncoder, changes, decode_answers, fields_getter, known_objects
+from .wire import (
+    FAULT,
+    CommandEncoder,
+    changes_for,
+    decode_answers,
+    fields_getter,
+    known_objects,
+)
+from .workers import TaskFeed
 
 STARTUP_SECONDS = 30.0
+IN_PLAY = 96  # games a worker plays at once
 
 
 class IsolationError(Exception):
@@ -206,17 +215,25 @@ def _fewer_collections():
 
 
 @dataclass(eq=False)
+class _Chunk:
+    """The games of one task from the pool, and how many of them are not finished."""
+
+    runs: list[_Run]
+    left: int = 0
+
+
+@dataclass(eq=False)
 class _Run:
     """One scheduled game being played (perhaps again, after a bot process died)."""
 
     item: ScheduledGame
     forfeits: dict[int, SeatForfeit]
+    chunk: _Chunk
     attempt: int = 0
     table: Table | None = None
     created: set = field(default_factory=set)
-    views: dict = field(
-        default_factory=dict
-    )  # seat -> (class, field values) of its last observation
+    # seat -> (class, its fields_getter, its changes_for, field values) of its last observation
+    views: dict = field(default_factory=dict)
     phase: str = "play"  # play, end, done
     waiting: int = 0
     outcome: GameOutcome | None = None
@@ -256,13 +273,13 @@ class IsolatedPlayer:
             process.kill()
         self.processes.clear()
 
-    def _process(self, name: str, runs: list[_Run]) -> BotProcess:
+    def _process(self, name: str) -> BotProcess:
         if name in self.broken:
             raise IsolationError(self.broken[name])
         process = self.processes.get(name)
         if process is not None and process.process.poll() is not None:
             # Died while we were busy elsewhere: blame what it was on, if anything.
-            self._failed(name, process, "crash", runs)
+            self._failed(name, process, "crash")
             process = None
         if process is None:
             self._launch([name])
@@ -308,23 +325,47 @@ class IsolatedPlayer:
         run.waiting = 0
         self.ready.append(run)
 
-    def play(self, items: list[ScheduledGame], forfeits: dict[int, dict]) -> list[GameOutcome]:
-        runs = [_Run(item, dict(forfeits.get(item.index) or {})) for item in items]
+    def play(self, feed: TaskFeed) -> None:
+        """Play the tasks of ``feed`` until it closes, each task's outcomes given back in order.
+
+        At most ``IN_PLAY`` games are played at once, a new one begun as soon as one ends, from
+        the next task when a task's games have all begun: game lengths vary, and a task's last
+        few games would otherwise be played alone, one decision per batch, with the bot
+        processes mostly idle. (More games at once make larger batches, but each decision then
+        finds less of its game in the processor's caches.)
+        """
+        self.chunks: deque[_Chunk] = deque()  # the tasks taken, oldest first
+        self.waiting_start: deque[_Run] = deque()  # their games not begun yet
         self.ready: list[_Run] = []  # games owed no answer: their next decisions can go out
-        self.left = len(runs)
-        needed = {name for item in items for name in item.seats}
-        self._launch(sorted(needed - set(self.processes) - set(self.broken)))
-        for run in runs:
-            self._start(run)
+        self.playing = 0  # games begun and not finished
         # As soon as some answers are in, their games move on and their next decisions go out,
         # so that the bot processes and the referee work at the same time.
         with _fewer_collections():
-            while self.left:
+            while True:
+                if not self.waiting_start and self.playing < IN_PLAY:
+                    task = feed.take(wait=not self.playing)
+                    if task is not None:
+                        self._take(task.items, task.forfeits)
+                    elif not self.playing:
+                        return
+                while self.waiting_start and self.playing < IN_PLAY:
+                    self.playing += 1
+                    self._start(self.waiting_start.popleft())
                 if self.ready:
-                    self._send(runs)
-                if self.left:
-                    self._collect(runs)
-        return [run.outcome for run in runs]
+                    self._send()
+                if self.playing:
+                    self._collect()
+                while self.chunks and not self.chunks[0].left:
+                    feed.give([run.outcome for run in self.chunks.popleft().runs])
+
+    def _take(self, items: list[ScheduledGame], forfeits: dict[int, dict]) -> None:
+        chunk = _Chunk([])
+        chunk.runs = [_Run(item, dict(forfeits.get(item.index) or {}), chunk) for item in items]
+        chunk.left = len(chunk.runs)
+        self.chunks.append(chunk)
+        self.waiting_start.extend(chunk.runs)
+        needed = {name for item in items for name in item.seats}
+        self._launch(sorted(needed - set(self.processes) - set(self.broken)))
 
     @staticmethod
     def _key(run: _Run, seat: int) -> int:
@@ -332,21 +373,23 @@ class IsolatedPlayer:
         return run.item.index * 4096 + seat
 
     def _next_commands(self, run: _Run, batches: dict) -> None:
+        """Add the game's next commands to ``batches``: bot name -> (what each command is for,
+        the commands)."""
         table = run.table
         names = run.item.seats
         if run.phase == "play":
             seat = table.advance()
             if seat is not None:
-                commands = batches.setdefault(names[seat], [])
+                name = names[seat]
+                expected, commands = batches.get(name) or batches.setdefault(name, ([], []))
                 key = self._key(run, seat)
                 if seat not in run.created:
                     run.created.add(seat)
-                    seed = seat_seed(run.item.seed, seat)
-                    commands.append(
-                        (run, "new", seat, run.attempt, ("new", key, seed, table.info(seat)))
-                    )
+                    expected.append((run, "new", seat, run.attempt))
+                    commands.append(("new", key, seat_seed(run.item.seed, seat), table.info(seat)))
                     run.waiting += 1
-                commands.append((run, "act", seat, run.attempt, self._act(run, seat, key, table)))
+                expected.append((run, "act", seat, run.attempt))
+                commands.append(self._act(run, seat, key, table))
                 run.waiting += 1
                 return
             run.phase = "end"
@@ -355,43 +398,46 @@ class IsolatedPlayer:
                 if table.is_forfeited(seat):
                     self._drop(run, seat)
                     continue
-                batches.setdefault(names[seat], []).append(
-                    (run, "end", seat, run.attempt, ("end", self._key(run, seat), result))
-                )
+                expected, commands = batches.setdefault(names[seat], ([], []))
+                expected.append((run, "end", seat, run.attempt))
+                commands.append(("end", self._key(run, seat), result))
                 run.waiting += 1
         if run.phase == "end" and not run.waiting:
             run.phase = "done"
             run.outcome = table.outcome()
-            self.left -= 1
+            run.chunk.left -= 1
+            self.playing -= 1
 
     @staticmethod
     def _act(run: _Run, seat: int, key: int, table: Table) -> tuple:
         observation = table.observation()
         cls = type(observation)
-        getter = fields_getter(cls)
-        if getter is None:
-            return ("act", key, observation)
-        values = getter(observation)
         last = run.views.get(seat)
-        run.views[seat] = (cls, values)
-        if last is None or last[0] is not cls:
-            return ("act", key, observation)
-        return ("act+", key, *changes(values, last[1]))
+        if last is not None and last[0] is cls:
+            _, getter, differ, sent = last
+            values = getter(observation)
+            run.views[seat] = (cls, getter, differ, values)
+            return ("act_changes", key, differ(values, sent))
+        getter = fields_getter(cls)
+        if getter is not None:
+            values = getter(observation)
+            run.views[seat] = (cls, getter, changes_for(len(values)), values)
+        return ("act", key, observation)
 
-    def _send(self, runs: list[_Run]) -> None:
+    def _send(self) -> None:
         """Move every game owed no answer to its next decisions; send them."""
-        batches: dict[str, list] = {}
+        batches: dict[str, tuple[list, list]] = {}
         ready, self.ready = self.ready, []
         for run in ready:
             if run.phase != "done" and not run.waiting:  # (a replayed game may be listed twice)
                 self._next_commands(run, batches)
         now = time.monotonic()
-        for name, entries in batches.items():
+        for name, (expected, commands) in batches.items():
             try:
-                process = self._process(name, runs)
+                process = self._process(name)
             except IsolationError as exc:
                 # A bot that cannot even start alone: every seat of it forfeits from the start.
-                for run, _, seat, attempt, _ in entries:
+                for run, _, seat, attempt in expected:
                     if run.attempt == attempt:
                         run.forfeits[seat] = SeatForfeit(0, "crash", str(exc))
                         self._restart(run)
@@ -400,12 +446,12 @@ class IsolatedPlayer:
                 process.last_progress = now
             # The attempt is the one the command was made for: a game may have been restarted
             # since, by a failure found while sending to another process.
-            process.expected.extend(entry[:4] for entry in entries)
-            process.sent += len(entries)
-            if not process.send([entry[4] for entry in entries], now + self.limit):
-                self._failed(name, process, "timeout", runs)
+            process.expected.extend(expected)
+            process.sent += len(commands)
+            if not process.send(commands, now + self.limit):
+                self._failed(name, process, "timeout")
 
-    def _collect(self, runs: list[_Run]) -> None:
+    def _collect(self) -> None:
         """Settle the answers that are in, waiting for some; handle processes that fail."""
         owing = {p.reply_fd: (name, p) for name, p in self.processes.items() if p.expected}
         if not owing:
@@ -418,7 +464,7 @@ class IsolatedPlayer:
             answers = process.receive()
             if answers is None:
                 gone = process.process.poll() is not None
-                self._failed(name, process, "crash" if gone else "garbled", runs)
+                self._failed(name, process, "crash" if gone else "garbled")
                 continue
             self._settle(process.expected, *answers)
         # Each command may take up to the limit: watch the one each process is on.
@@ -429,12 +475,12 @@ class IsolatedPlayer:
             started = process.started()
             if started == process.last_seen:
                 if now > process.last_progress + self.limit:
-                    self._failed(name, process, "timeout", runs)
+                    self._failed(name, process, "timeout")
             elif process.last_seen < started <= process.sent:
                 process.last_seen = started
                 process.last_progress = now
             else:  # the bot wrote the counter itself, perhaps to look busy forever
-                self._failed(name, process, "garbled", runs)
+                self._failed(name, process, "garbled")
 
     def _settle(self, expected: deque, codes: list, seconds: list, faults: dict) -> None:
         ready = self.ready
@@ -444,7 +490,7 @@ class IsolatedPlayer:
                 continue  # an answer for a game that has been restarted since
             table = run.table
             if op == "act":
-                if table.is_forfeited(seat):  # its creation failed in this same batch
+                if table.forfeited[seat]:  # its creation failed in this same batch
                     table.fallback_move()
                 elif code != FAULT:
                     table.resolve(code, seconds[position])
@@ -465,7 +511,7 @@ class IsolatedPlayer:
             if not run.waiting:
                 ready.append(run)
 
-    def _failed(self, name: str, process: BotProcess, why: str, runs: list[_Run]) -> None:
+    def _failed(self, name: str, process: BotProcess, why: str) -> None:
         """A bot process died or hung: blame the decision it was on, replay what it touched."""
         pending = list(process.expected)
         # Answers come a batch at a time: those begun before the last one went through, but
@@ -490,7 +536,7 @@ class IsolatedPlayer:
             kind = "timeout" if why == "timeout" else "cpu" if "SIGXCPU" in message else "crash"
             run.forfeits[seat] = SeatForfeit(decision, kind, message)
         touched = {e[0] for e in pending}
-        for run in runs:
+        for run in (run for chunk in self.chunks for run in chunk.runs):
             if run.phase == "done":
                 continue
             if run in touched or any(run.item.seats[s] == name for s in run.created):

@@ -415,6 +415,7 @@ class Table:
         self.move_time = move_time
         self.state = game.new_state(seed)
         self.seats = _Seats(game.players, max_faults)
+        self.forfeited = self.seats.forfeited  # by seat, changed in place
         self.fallback = _Fallback(f"{seed}/referee")
         self.times: list[float] | None = [] if keep_record else None
         self.indices: list[int] = []

@@ -24,7 +24,7 @@ from .ratings import Environment, RatingTable
 from .referee import GameOutcome, play_game
 from .schedule import ScheduledGame, round_robin
 from .store import Store
-from .workers import WorkerPool, chunk_sizes
+from .workers import TaskFeed, WorkerPool, chunk_sizes
 
 
 class TournamentError(Exception):
@@ -111,20 +111,17 @@ def _play_scheduled(
     )
 
 
-def _play_chunk_isolated(items: list[ScheduledGame], forfeits: dict, slot) -> list[GameOutcome]:
+def _play_isolated(feed: TaskFeed, slot) -> None:
     ctx = _context
-    player = ctx.get("isolated")
-    if player is None:  # one per worker process, kept for its life
-        player = ctx["isolated"] = IsolatedPlayer(
-            ctx["registry"],
-            ctx["games"],
-            ctx["move_time"],
-            ctx["max_faults"],
-            ctx["records"],
-            ctx["bot_memory"] * 1024 * 1024,
-            ctx["bot_cpu"],
-        )
-    return player.play(items, forfeits)
+    IsolatedPlayer(
+        ctx["registry"],
+        ctx["games"],
+        ctx["move_time"],
+        ctx["max_faults"],
+        ctx["records"],
+        ctx["bot_memory"] * 1024 * 1024,
+        ctx["bot_cpu"],
+    ).play(feed)
 
 
 def _outcomes_in_order(
@@ -132,15 +129,17 @@ def _outcomes_in_order(
 ) -> Iterator[tuple[ScheduledGame, GameOutcome]]:
     """Outcomes in schedule order: in this process when ``jobs`` is 0, else in worker processes."""
     if tournament.isolation == "process":
-        # Bigger chunks: every round of a chunk is one batch per bot process. Not bigger than 256,
-        # so that the progress display moves and Ctrl-C keeps most of the work done.
+        # Bigger chunks: a worker steps a chunk's games together, one batch per bot process each
+        # round. Not bigger than 256, so that the progress display moves and Ctrl-C keeps most of
+        # the work done.
         # As many chunks for every worker, of nearly equal sizes, so that the workers end together.
         workers = max(1, jobs)
         count = -(-len(schedule) // 256)
         count = max(workers, -(-count // workers) * workers)
         sizes = [len(schedule) // count + (i < len(schedule) % count) for i in range(count)]
         sizes = [size for size in sizes if size]
-        with WorkerPool(max(1, jobs), None, tournament.move_time, _play_chunk_isolated) as pool:
+        pool = WorkerPool(max(1, jobs), None, tournament.move_time, play_tasks=_play_isolated)
+        with pool:
             yield from pool.outcomes(schedule, sizes)
         return
     if jobs <= 0:

@@ -33,7 +33,6 @@ from .schedule import ScheduledGame
 from .watchdog import get_watchdog, grace_for
 
 PlayFunction = Callable[[ScheduledGame, dict | None, object], GameOutcome]
-ChunkFunction = Callable[[list[ScheduledGame], dict, object], list[GameOutcome]]
 
 NO_GAME = -1.0
 POLL = 0.1
@@ -75,37 +74,57 @@ def chunk_sizes(n: int, jobs: int, largest: int) -> list[int]:
     return sizes
 
 
-def play_each(play: PlayFunction) -> ChunkFunction:
-    """A chunk player that plays the games one after the other, marking each in ``slot``."""
+class TaskFeed:
+    """A worker's end of its pipe to the pool: tasks in, each task's outcomes out, in that order."""
 
-    def play_chunk(items, forfeits, slot):
-        outcomes = []
-        for item in items:
-            slot[1] = item.index
-            outcomes.append(play(item, forfeits.get(item.index), None))
-        slot[1] = NO_GAME
-        return outcomes
+    def __init__(self, conn):
+        self.conn = conn
+        self.closed = False
 
-    return play_chunk
+    def take(self, wait: bool) -> _Task | None:
+        """The next task; None if the pool stops this worker, or if none has come yet and
+        ``wait`` is False."""
+        if self.closed or not (wait or self.conn.poll()):
+            return None
+        try:
+            task = self.conn.recv()
+        except (EOFError, OSError):
+            task = None
+        self.closed = task is None
+        return task
+
+    def give(self, outcomes: list[GameOutcome]) -> None:
+        try:
+            self.conn.send(outcomes)
+        except (BrokenPipeError, OSError):
+            self.closed = True
 
 
-def _worker_main(conn, slot, play_chunk: ChunkFunction, move_time: float) -> None:
+# Plays the tasks of a feed until it closes; ``slot[1]`` is the index of the game in bot code.
+TaskPlayer = Callable[[TaskFeed, object], None]
+
+
+def play_each(play: PlayFunction) -> TaskPlayer:
+    """A task player that plays each task's games one after the other, marking each in ``slot``."""
+
+    def play_tasks(feed: TaskFeed, slot) -> None:
+        while (task := feed.take(wait=True)) is not None:
+            outcomes = []
+            for item in task.items:
+                slot[1] = item.index
+                outcomes.append(play(item, task.forfeits.get(item.index), None))
+            slot[1] = NO_GAME
+            feed.give(outcomes)
+
+    return play_tasks
+
+
+def _worker_main(conn, slot, play_tasks: TaskPlayer, move_time: float) -> None:
     _quiet_child()
     watchdog = get_watchdog(move_time)
     watchdog.heartbeat = slot
     slot[0] = time.monotonic()
-    while True:
-        try:
-            task = conn.recv()
-        except (EOFError, OSError):
-            return
-        if task is None:
-            return
-        outcomes = play_chunk(task.items, task.forfeits, slot)
-        try:
-            conn.send(outcomes)
-        except (BrokenPipeError, OSError):
-            return
+    play_tasks(TaskFeed(conn), slot)
 
 
 class _Tracker:
@@ -131,11 +150,11 @@ def _diagnose_main(conn, track, play: PlayFunction, item, forfeits) -> None:
 
 
 class _Worker:
-    def __init__(self, ctx, play_chunk: ChunkFunction, move_time: float):
+    def __init__(self, ctx, play_tasks: TaskPlayer, move_time: float):
         self.slot = ctx.RawArray("d", [0.0, NO_GAME])
         self.conn, child = ctx.Pipe()
         self.process = ctx.Process(
-            target=_worker_main, args=(child, self.slot, play_chunk, move_time), name="arena-worker"
+            target=_worker_main, args=(child, self.slot, play_tasks, move_time), name="arena-worker"
         )
         self.process.start()
         child.close()
@@ -166,7 +185,8 @@ class _Worker:
 
 
 class WorkerPool:
-    """``jobs`` forked workers playing chunks of scheduled games with ``play_chunk``.
+    """``jobs`` forked workers playing chunks of scheduled games with ``play_tasks`` (by default
+    each game in turn with ``play``).
 
     ``play(item, forfeits, tracker)`` plays one game in this process: the diagnosis uses it.
     """
@@ -176,12 +196,12 @@ class WorkerPool:
         jobs: int,
         play: PlayFunction | None,
         move_time: float,
-        play_chunk: ChunkFunction | None = None,
+        play_tasks: TaskPlayer | None = None,
     ):
         self.ctx = multiprocessing.get_context("fork")
         self.jobs = max(1, jobs)
         self.play = play
-        self.play_chunk = play_chunk or play_each(play)
+        self.play_tasks = play_tasks or play_each(play)
         self.move_time = move_time
         # A worker whose heartbeat is older than this is stuck in a bot that no signal reaches.
         self.stuck_after = grace_for(move_time) + 1.0
@@ -190,7 +210,7 @@ class WorkerPool:
 
     def __enter__(self) -> WorkerPool:
         self.workers = [
-            _Worker(self.ctx, self.play_chunk, self.move_time) for _ in range(self.jobs)
+            _Worker(self.ctx, self.play_tasks, self.move_time) for _ in range(self.jobs)
         ]
         return self
 
@@ -266,7 +286,7 @@ class WorkerPool:
             self._unexplained("a worker process died between games")
         else:
             results[culprit.index] = self.diagnose(culprit, forfeits.get(culprit.index))
-        return _Worker(self.ctx, self.play_chunk, self.move_time)
+        return _Worker(self.ctx, self.play_tasks, self.move_time)
 
     def _unexplained(self, what: str) -> None:
         self.unexplained_deaths += 1

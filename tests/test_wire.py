@@ -55,7 +55,7 @@ def test_each_seat_gets_the_engines_observation_through_pickles_and_changes(game
             views[seat] = list(fields_getter(type(got))(got))
         else:
             (found,) = decoder.decode(encoder.encode([changes(values, last)])[4:])
-            apply_changes(views[seat], *found)
+            apply_changes(views[seat], found)
             got = rebuild(type(observation), views[seat])
         assert _same(got, observation)
         for name in type(observation).fields:
@@ -73,18 +73,60 @@ def test_an_object_changed_in_place_is_sent_again():
     log.append(2)  # the same list, changed: identity alone must not count as unchanged
     second = rebuild(_Listy, ["g", 0, [], log])
     getter = fields_getter(_Listy)
-    indices, found = changes(getter(second), getter(first))
-    assert 3 in indices and [1, 2] in found
-    assert 0 not in indices and 1 not in indices  # the same str and int: left out
+    found = changes(getter(second), getter(first))
+    assert found == [2, [], 3, [1, 2]]  # the same str and int left out, the new empty list not
 
 
 def test_a_tuple_that_grew_sends_its_tail():
     head = (("a", 1), ("b", 2))
-    indices, found = changes(("g", head + (("c", 3),)), ("g", head))
-    assert indices == [-2] and found == [(("c", 3),)]
+    found = changes(("g", head + (("c", 3),)), ("g", head))
+    assert found == [-2, (("c", 3),)]
     values = ["g", head]
-    apply_changes(values, indices, found)
+    apply_changes(values, found)
     assert values == ["g", head + (("c", 3),)]
+
+
+def test_a_tuple_rebuilt_of_the_same_elements_is_left_out():
+    scores = (3, None, "x")
+    again = scores[:1] + scores[1:]
+    assert again is not scores
+    assert changes(("g", again, (1, 2)), ("g", scores, (1, 2.5))) == [2, (1, 2)]
+
+
+def test_a_tuple_rebuilt_of_equal_but_other_elements_is_sent():
+    # 2 == 2.0, yet the bot must see what the engine made: elements count by identity
+    assert changes(((2.0,),), ((2,),)) == [0, (2.0,)]
+
+
+def test_an_engines_shared_card_tuples_go_as_references_to_the_memo():
+    from arena.games.how_low import PAIR
+    from arena.games.twenty_down import _PAIR, _SINGLE
+
+    known = known_objects(GAMES)
+    encoder = CommandEncoder(known)
+    decoder = CommandDecoder()
+    memorised = decoder.decode(encoder.preamble[4:])
+    for shared in (_PAIR[3][9], _SINGLE[7], PAIR[50][2]):
+        position = next(i for i, k in enumerate(known) if k is shared)
+        message = encoder.encode([("act", 1, [shared])])
+        (got,) = decoder.decode(message[4:])
+        assert got[2][0] is memorised[position] and got[2][0] == shared
+    built = _PAIR[3][9][:1] + _PAIR[3][9][1:]  # equal to a shared pair, but not one
+    (got,) = decoder.decode(encoder.encode([built])[4:])
+    assert got == built and all(got is not k for k in memorised)
+
+
+def test_a_known_named_tuple_comes_back_as_itself():
+    from arena.cards import CARDS
+    from arena.games.twenty_down import Trick
+
+    encoder = CommandEncoder(known_objects(GAMES))
+    decoder = CommandDecoder()
+    decoder.decode(encoder.preamble[4:])
+    trick = Trick(2, ((2, CARDS[9]), (3, CARDS[20])), 3)
+    (got,) = decoder.decode(encoder.encode([(trick, (trick,))])[4:])
+    assert type(got[0]) is Trick and got[0] == trick and got[0].winner == 3
+    assert type(got[1][0]) is Trick and got[1][0] == trick
 
 
 def test_answers_round_trip_and_arrive_whole_or_not_at_all():
