@@ -44,8 +44,8 @@ from .watchdog import grace_for
 from .wire import (
     FAULT,
     CommandEncoder,
-    changes_for,
     decode_answers,
+    differ_for,
     fields_getter,
     known_objects,
 )
@@ -232,7 +232,7 @@ class _Run:
     attempt: int = 0
     table: Table | None = None
     created: set = field(default_factory=set)
-    # seat -> (class, its fields_getter, its changes_for, field values) of its last observation
+    # seat -> (class, its fields_getter, its differ_for, field values) of its last observation
     views: dict = field(default_factory=dict)
     phase: str = "play"  # play, end, done
     waiting: int = 0
@@ -421,7 +421,7 @@ class IsolatedPlayer:
         getter = fields_getter(cls)
         if getter is not None:
             values = getter(observation)
-            run.views[seat] = (cls, getter, changes_for(len(values)), values)
+            run.views[seat] = (cls, getter, differ_for(cls), values)
         return ("act", key, observation)
 
     def _send(self) -> None:

@@ -104,16 +104,29 @@ def _immutable(cls: type) -> bool:
     return immutable
 
 
-def changes(values: tuple, last: tuple) -> list:
+def changes(values: tuple, last: tuple, grows_from: tuple[tuple[int, int], ...] = ()) -> list:
     """``values`` as changes to ``last`` (as long): ``[i, value, ...]`` for the fields that
     changed, with ``-1 - i`` and the tail for a tuple that only grew. A field left out is the very
     same immutable object (compared by identity: an engine that changed an object in place would
     otherwise go unnoticed), or a tuple rebuilt of the very same elements, such as a score table
-    made again after a trick that changed no score."""
-    return changes_for(len(values))(values, last)
+    made again after a trick that changed no score. For a pair ``(i, j)`` of ``grows_from``, a
+    field ``i`` that begins with field ``j``'s last value goes as ``n + i * n + j`` and its tail,
+    first in the list (before ``j`` itself may change)."""
+    return changes_for(len(values), grows_from)(values, last)
 
 
-_DIFFERS: dict[int, Callable] = {}
+def differ_for(cls: type) -> Callable:
+    """``changes`` for observations of ``cls``, with the hints of its ``grows_from``."""
+    fields = cls.fields
+    pairs = tuple(
+        (fields.index(target), fields.index(source))
+        for target, source in getattr(cls, "grows_from", {}).items()
+        if target in fields and source in fields
+    )
+    return changes_for(len(fields), pairs)
+
+
+_DIFFERS: dict[tuple, Callable] = {}
 
 _FIELD_CHANGES = """
     if v{i} is not l{i}:
@@ -126,35 +139,59 @@ _FIELD_CHANGES = """
             if len(l{i}) < len(v{i}):
                 found += (-1 - {i}, v{i}[len(l{i}) :]) if l{i} else ({i}, v{i})
         else:
-            found += ({i}, v{i})
+{otherwise}
     elif type(v{i}) not in immutable_types and not immutable(type(v{i})):
         found += ({i}, v{i})"""
 
+_SENT_WHOLE = """            found += ({i}, v{i})"""
 
-def changes_for(n: int) -> Callable:
+_GROWN_FROM = """            if (
+                type(v{i}) is tuple
+                and type(l{j}) is tuple
+                and 0 < len(l{j}) <= len(v{i})
+                and all(map(is_, v{i}, l{j}))
+            ):
+                found[:0] = ({code}, v{i}[len(l{j}) :])
+            else:
+                found += ({i}, v{i})"""
+
+
+def changes_for(n: int, grows_from: tuple[tuple[int, int], ...] = ()) -> Callable:
     """``changes`` for ``n`` values, with a block written out for each: half the cost of a loop."""
-    differ = _DIFFERS.get(n)
+    key = (n, grows_from)
+    differ = _DIFFERS.get(key)
     if differ is not None:
         return differ
+    sources = dict(grows_from)
+    if set(sources) & set(sources.values()):
+        raise ValueError("grows_from: a field that grows from another cannot be grown from")
     source = ["def differ(values, last):", "    found = []"]
     if n:
         source.append(f"    {''.join(f'v{i}, ' for i in range(n))}= values")
         source.append(f"    {''.join(f'l{i}, ' for i in range(n))}= last")
-    source += (_FIELD_CHANGES.format(i=i) for i in range(n))
+    for i in range(n):
+        j = sources.get(i)
+        otherwise = _SENT_WHOLE if j is None else _GROWN_FROM
+        otherwise = otherwise.format(i=i, j=j, code=n + i * n + (j or 0))
+        source.append(_FIELD_CHANGES.format(i=i, otherwise=otherwise))
     source.append("    return found")
     namespace = {"is_": _is, "immutable_types": _IMMUTABLE, "immutable": _immutable}
     exec("\n".join(source), namespace)  # made of numbers only
-    _DIFFERS[n] = differ = namespace["differ"]
+    _DIFFERS[key] = differ = namespace["differ"]
     return differ
 
 
 def apply_changes(values: list, found: list) -> None:
+    n = len(values)
     pairs = iter(found)
     for i, value in zip(pairs, pairs, strict=False):
         if i < 0:
             values[-1 - i] += value
-        else:
+        elif i < n:
             values[i] = value
+        else:  # field i grew from field j's last value (see changes)
+            i, j = divmod(i - n, n)
+            values[i] = values[j] + value
 
 
 def rebuild(cls: type, values: list) -> Observation:

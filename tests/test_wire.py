@@ -18,6 +18,7 @@ from arena.wire import (
     apply_changes,
     changes,
     decode_answers,
+    differ_for,
     encode_answers,
     fields_getter,
     known_objects,
@@ -46,6 +47,7 @@ def test_each_seat_gets_the_engines_observation_through_pickles_and_changes(game
     decoder.decode(encoder.preamble[4:])
     sent: dict = {}  # the worker's last values per seat
     views: dict = {}  # the bot process's
+    grown = 0
     for seat, observation in _observations(game, "wire"):
         values = fields_getter(type(observation))(observation)
         last = sent.get(seat)
@@ -54,12 +56,16 @@ def test_each_seat_gets_the_engines_observation_through_pickles_and_changes(game
             (got,) = decoder.decode(encoder.encode([observation])[4:])
             views[seat] = list(fields_getter(type(got))(got))
         else:
-            (found,) = decoder.decode(encoder.encode([changes(values, last)])[4:])
+            found = differ_for(type(observation))(values, last)
+            grown += any(code >= len(values) for code in found[::2])
+            (found,) = decoder.decode(encoder.encode([found])[4:])
             apply_changes(views[seat], found)
             got = rebuild(type(observation), views[seat])
         assert _same(got, observation)
         for name in type(observation).fields:
             assert _same(getattr(got, name), getattr(observation, name)), name
+    # Twenty Down's last_tricks went as the tail of the tricks the seat had seen, deal after deal.
+    assert (grown > 0) == bool(type(observation).grows_from)
 
 
 class _Listy(Observation):
@@ -84,6 +90,22 @@ def test_a_tuple_that_grew_sends_its_tail():
     values = ["g", head]
     apply_changes(values, found)
     assert values == ["g", head + (("c", 3),)]
+
+
+def test_a_field_that_grew_from_another_sends_its_tail_before_the_other_changes():
+    seen = (("t", 1), ("t", 2))
+    last = ("g", seen, (("old", 0),))
+    values = ("g", (), seen + (("t", 3),))  # field 2 now holds field 1's last value and more
+    found = changes(values, last, grows_from=((2, 1),))
+    assert found == [3 + 2 * 3 + 1, (("t", 3),), 1, ()]
+    view = list(last)
+    apply_changes(view, found)
+    assert view == list(values) and view[2][0] is seen[0]
+    # Not a continuation: the whole value, as without the hint.
+    other = ("g", seen, (("t", 9),))
+    assert changes(other, last, grows_from=((2, 1),)) == [2, (("t", 9),)]
+    with pytest.raises(ValueError):
+        changes(values, last, grows_from=((2, 1), (1, 0)))
 
 
 def test_a_tuple_rebuilt_of_the_same_elements_is_left_out():

@@ -111,6 +111,10 @@ class Observation:
 
     __slots__ = ("game", "seat", "legal_actions")
     fields: ClassVar[tuple[str, ...]] = ("game", "seat", "legal_actions")
+    # Field -> another field whose earlier value the first one's new value usually begins with
+    # (say, the tricks of the deal just ended and the tricks of that deal seen before): a hint that
+    # lets a seat's observation travel between processes as its changes (``arena.wire``).
+    grows_from: ClassVar[dict[str, str]] = {}
 
     def to_json(self) -> dict:
         return {name: to_plain(getattr(self, name)) for name in self.fields}

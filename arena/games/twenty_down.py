@@ -103,6 +103,7 @@ class TwentyDownObservation(Observation):
         "last_tricks",
     )
     fields: ClassVar[tuple[str, ...]] = Observation.fields + __slots__
+    grows_from: ClassVar[dict[str, str]] = {"last_tricks": "tricks"}
 
     def to_json(self) -> dict:
         plain = super().to_json()
