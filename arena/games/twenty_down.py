@@ -180,6 +180,7 @@ class TwentyDownState(State):
         "_name",
         "_brostedt",
         "_pub",
+        "_pub_prev",
         "last_tricks",
     )
 
@@ -190,6 +191,7 @@ class TwentyDownState(State):
         self._name = game.name
         self._brostedt = game.variant == "brostedt"
         self._pub = None
+        self._pub_prev = None
         self.last_tricks = ()
         self.points = [game.params["start_points"]] * 4
         self.dealer = chance.randrange("dealer", 4)  # TD-4
@@ -220,12 +222,25 @@ class TwentyDownState(State):
                 raise GameError(f"{self._name}: there is no seat {seat!r} (seats are 0-3)")
         pub = self._pub
         if pub is None:
-            # The public tuples change at most once a trick: built once, shared until then.
-            pub = self._pub = (
-                tuple(self.points),
-                tuple(self.exchanged),
+            # The public tuples change at most once a trick: built once, shared until then. One
+            # equal to its predecessor is that very object, so that a seat's next observation
+            # shows it unchanged at a glance (``arena.wire`` sends observations as changes).
+            points = tuple(self.points)
+            exchanged = tuple(self.exchanged)
+            tricks_won = tuple(self.tricks_won)
+            prev = self._pub_prev
+            if prev is not None:
+                if points == prev[0]:
+                    points = prev[0]
+                if exchanged == prev[1]:
+                    exchanged = prev[1]
+                if tricks_won == prev[3]:
+                    tricks_won = prev[3]
+            pub = self._pub = self._pub_prev = (
+                points,
+                exchanged,
                 tuple(self.tricks),
-                tuple(self.tricks_won),
+                tricks_won,
                 tuple(self.playing) if self._brostedt else None,
                 self.last_tricks,
             )
@@ -274,6 +289,7 @@ class TwentyDownState(State):
         other._name = self._name
         other._brostedt = self._brostedt
         other._pub = self._pub  # tuples: sharing them is safe
+        other._pub_prev = self._pub_prev
         other.last_tricks = self.last_tricks
         return other
 
@@ -496,6 +512,7 @@ class TwentyDownState(State):
         self._name = self.game.name
         self._brostedt = self.game.variant == "brostedt"
         self._pub = None
+        self._pub_prev = None
         phase = self.phase
         fh = self.forehand
         self._trump = -1 if self.trump is None else int(self.trump)
