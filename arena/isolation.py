@@ -232,11 +232,16 @@ class _Run:
     attempt: int = 0
     table: Table | None = None
     created: set = field(default_factory=set)
-    # seat -> (class, its fields_getter, its differ_for, field values) of its last observation
+    # seat -> [class, its fields_getter, its differ_for, field values] of its last observation
     views: dict = field(default_factory=dict)
     phase: str = "play"  # play, end, done
     waiting: int = 0
     outcome: GameOutcome | None = None
+
+    def __post_init__(self):
+        # The id of seat s's bot object is first_key + s: one bot object per seat of a game (a
+        # replayed game's old ones are dropped first).
+        self.first_key = self.item.index * 4096
 
 
 class IsolatedPlayer:
@@ -367,11 +372,6 @@ class IsolatedPlayer:
         needed = {name for item in items for name in item.seats}
         self._launch(sorted(needed - set(self.processes) - set(self.broken)))
 
-    @staticmethod
-    def _key(run: _Run, seat: int) -> int:
-        # One bot object per seat of a game; a replayed game's old ones are dropped first.
-        return run.item.index * 4096 + seat
-
     def _next_commands(self, run: _Run, batches: dict) -> None:
         """Add the game's next commands to ``batches``: bot name -> (what each command is for,
         the commands)."""
@@ -381,8 +381,11 @@ class IsolatedPlayer:
             seat = table.advance()
             if seat is not None:
                 name = names[seat]
-                expected, commands = batches.get(name) or batches.setdefault(name, ([], []))
-                key = self._key(run, seat)
+                batch = batches.get(name)
+                if batch is None:
+                    batch = batches[name] = ([], [])
+                expected, commands = batch
+                key = run.first_key + seat
                 if seat not in run.created:
                     run.created.add(seat)
                     expected.append((run, "new", seat, run.attempt))
@@ -400,7 +403,7 @@ class IsolatedPlayer:
                     continue
                 expected, commands = batches.setdefault(names[seat], ([], []))
                 expected.append((run, "end", seat, run.attempt))
-                commands.append(("end", self._key(run, seat), result))
+                commands.append(("end", run.first_key + seat, result))
                 run.waiting += 1
         if run.phase == "end" and not run.waiting:
             run.phase = "done"
@@ -412,16 +415,15 @@ class IsolatedPlayer:
     def _act(run: _Run, seat: int, key: int, table: Table) -> tuple:
         observation = table.observation()
         cls = type(observation)
-        last = run.views.get(seat)
-        if last is not None and last[0] is cls:
-            _, getter, differ, sent = last
-            values = getter(observation)
-            run.views[seat] = (cls, getter, differ, values)
-            return ("act_changes", key, differ(values, sent))
+        view = run.views.get(seat)
+        if view is not None and view[0] is cls:
+            values = view[1](observation)
+            found = view[2](values, view[3])
+            view[3] = values  # (updated in place: one object fewer per decision)
+            return ("act_changes", key, found)
         getter = fields_getter(cls)
         if getter is not None:
-            values = getter(observation)
-            run.views[seat] = (cls, getter, differ_for(cls), values)
+            run.views[seat] = [cls, getter, differ_for(cls), getter(observation)]
         return ("act", key, observation)
 
     def _send(self) -> None:
@@ -557,4 +559,4 @@ class IsolatedPlayer:
                 process.last_progress = now
             process.expected.append((run, "drop", seat, -1))
             process.sent += 1
-            process.send([("drop", self._key(run, seat))], now + self.limit)
+            process.send([("drop", run.first_key + seat)], now + self.limit)
