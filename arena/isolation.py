@@ -246,6 +246,22 @@ class _Run:
         self.first_key = self.item.index * 4096
 
 
+def _act(run: _Run, seat: int, key: int, table: Table) -> tuple:
+    """The command of the seat's decision: its observation, or its changes since the last."""
+    observation = table.observation()
+    cls = type(observation)
+    view = run.views.get(seat)
+    if view is not None and view[0] is cls:
+        values = view[1](observation)
+        found = view[2](values, view[3])
+        view[3] = values  # (updated in place: one object fewer per decision)
+        return ("act_changes", key, found)
+    getter = fields_getter(cls)
+    if getter is not None:
+        run.views[seat] = [cls, getter, differ_for(cls), getter(observation)]
+    return ("act", key, observation)
+
+
 class IsolatedPlayer:
     """Plays chunks of games in one worker with each bot in its own process."""
 
@@ -394,7 +410,7 @@ class IsolatedPlayer:
                     commands.append(("new", key, seat_seed(run.item.seed, seat), table.info(seat)))
                     run.waiting += 1
                 expected.append((run, "act", seat, run.attempt))
-                commands.append(self._act(run, seat, key, table))
+                commands.append(_act(run, seat, key, table))
                 run.waiting += 1
                 return
             run.phase = "end"
@@ -412,21 +428,6 @@ class IsolatedPlayer:
             run.outcome = table.outcome()
             run.chunk.left -= 1
             self.playing -= 1
-
-    @staticmethod
-    def _act(run: _Run, seat: int, key: int, table: Table) -> tuple:
-        observation = table.observation()
-        cls = type(observation)
-        view = run.views.get(seat)
-        if view is not None and view[0] is cls:
-            values = view[1](observation)
-            found = view[2](values, view[3])
-            view[3] = values  # (updated in place: one object fewer per decision)
-            return ("act_changes", key, found)
-        getter = fields_getter(cls)
-        if getter is not None:
-            run.views[seat] = [cls, getter, differ_for(cls), getter(observation)]
-        return ("act", key, observation)
 
     def _send(self) -> None:
         """Move every game owed no answer to its next decisions; send them."""
@@ -488,8 +489,9 @@ class IsolatedPlayer:
 
     def _settle(self, expected: deque, codes: list, seconds: list, faults: dict) -> None:
         ready = self.ready
+        next_expected = expected.popleft
         for position, code in enumerate(codes):
-            run, op, seat, attempt = expected.popleft()
+            run, op, seat, attempt = next_expected()
             if run.attempt != attempt:
                 continue  # an answer for a game that has been restarted since
             table = run.table
