@@ -437,6 +437,7 @@ class Table:
     def advance(self) -> int | None:
         state = self.state
         forfeited = self.seats.forfeited
+        forfeits = self.forfeits
         while True:
             player = state.current_player()
             if player < 0:
@@ -444,10 +445,11 @@ class Table:
                 return None
             self.decision += 1
             self.legal = state.legal_actions()
-            forfeit = self.forfeits.get(player)
-            if forfeit is not None and forfeit.decision == self.decision:
-                self.seats.fault(player, self.decision, forfeit.kind, forfeit.message)
-                forfeited[player] = True
+            if forfeits:  # (rarely any: the look-up is skipped)
+                forfeit = forfeits.get(player)
+                if forfeit is not None and forfeit.decision == self.decision:
+                    self.seats.fault(player, self.decision, forfeit.kind, forfeit.message)
+                    forfeited[player] = True
             if not forfeited[player]:
                 self.player = player
                 return player

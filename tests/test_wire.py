@@ -186,6 +186,9 @@ def _answers(codes, seconds, faults=()):
         ("a time that is not a number", _answers([0], [float("nan")]), 1),
         ("a negative time", _answers([0], [-1.0]), 1),
         ("an endless time", _answers([0], [float("inf")]), 1),
+        ("a time not a number among others", _answers([0] * 3, [0.5, float("nan"), 0.5]), 3),
+        ("endless times both ways", _answers([0, 0], [float("inf"), -float("inf")]), 2),
+        ("a time past the bound among others", _answers([0, 0], [0.0, 1e9]), 2),
         ("a fault at a position out of range", _answers([FAULT], [0.0], [[5, "x", "y"]]), 1),
         ("a position that overflows", _answers([FAULT], [0.0], [[1e999, "x", "y"]]), 1),
         ("JSON of another shape", _answers([FAULT], [0.0], [{"a": 1}]), 1),
@@ -193,6 +196,11 @@ def _answers(codes, seconds, faults=()):
 )
 def test_answers_a_hostile_bot_process_could_write_are_refused_not_raised(what, data, owed):
     assert decode_answers(data, owed) is None, what
+
+
+def test_times_within_bounds_are_taken():
+    times = [0.0, -0.0, 0.25, 1e9 - 1]
+    assert decode_answers(_answers([0] * 4, times), owed=4)[2] == times
 
 
 def test_a_huge_announced_description_is_refused_before_it_arrives():
