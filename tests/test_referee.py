@@ -552,3 +552,24 @@ def test_referee_leaves_no_alarm_pending_after_a_timeout():
     """After a timed-out game, ordinary code in the same process is not interrupted."""
     play(TwentyDown(), [faulty_class(_sleep_past)] * 4, seed="alarm", move_time=0.05, max_faults=1)
     time.sleep(0.2)  # would raise MoveTimeout if the watchdog still fired
+
+
+def test_hl19_an_exchange_in_another_order_is_an_illegal_answer():
+    """docs/rules (HL-19, "What a bot returns"): the answer must equal an element of
+    legal_actions; the same cards in reverse order, or as a list, are faults."""
+
+    def reversed_exchange(observation):
+        largest = max(observation.legal_actions, key=len)
+        return tuple(reversed(largest)) if len(largest) > 1 else list(largest)
+
+    outcome = play(
+        HowLowCanYouGo(players=2),
+        [faulty_class(reversed_exchange), RandomBot],
+        seed="hl19",
+        max_faults=1,
+        keep_record=True,
+    )
+    assert outcome.forfeits[0] and not outcome.forfeits[1]
+    (fault,) = [f for f in outcome.fault_log if f.seat == 0]
+    assert fault.kind == "illegal" and fault.decision >= 1
+    assert_replays(outcome, HowLowCanYouGo)
