@@ -1,7 +1,8 @@
-"""The optional C extension; everything else about the package is in pyproject.toml.
+"""The optional C extensions; everything else about the package is in pyproject.toml.
 
 ``arena._trueskill_c`` is TrueSkill's message passing in C, equal to the bit to the pure-Python
 code in arena/fast_trueskill.py, which runs instead wherever the extension is missing.
+``arena._wire_c`` is the diff of observations sent to bot processes (arena/wire.py), likewise.
 ``optional=True``: a machine without a C compiler (or a failed build) still installs arena.
 It is declared here rather than in pyproject.toml's ``[tool.setuptools] ext-modules``, which
 setuptools supports only from 74.1 and marks experimental; this works with every setuptools the
@@ -19,6 +20,12 @@ setup(
             # separate float operations do.
             extra_compile_args=["-O2", "-ffp-contract=off", "-fno-fast-math"],
             optional=True,
-        )
+        ),
+        Extension(
+            "arena._wire_c",
+            sources=["arena/_wire_c.c"],
+            extra_compile_args=["-O2"],
+            optional=True,
+        ),
     ]
 )

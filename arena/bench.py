@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from . import fast_trueskill
+from . import fast_trueskill, wire
 from .engine_bench import measure
 from .games import BUILTIN_GAMES
 from .plugins import Registry, load_registry
@@ -81,6 +81,7 @@ def run_bench(
     figures: dict = {}
     if harness:
         echo(f"TrueSkill updates: {fast_trueskill.implementation()}")
+        echo(f"Observations for bot processes diffed in: {wire.implementation()}")
     for game_class in BUILTIN_GAMES:
         game = game_class()
         row = measure(game, games, repeats=repeats)

@@ -9,6 +9,11 @@ observation. And a seat's observation goes as its changes since that seat's last
 finished tricks only grow, and others are rebuilt of the very same elements. Answers come back as
 binary arrays (``encode_answers``): the worker reads only numbers and JSON from a bot's process,
 never a pickle.
+
+The diff, applying it and the named tuples' pickling are also written in C, in the optional
+extension ``arena._wire_c`` (built with ``arena._trueskill_c`` when a C compiler is present; the
+same results, object for object). It is used when built, unless ``ARENA_PURE_PYTHON_WIRE=1``
+or :func:`use_c_extension` says otherwise; :func:`implementation` tells which runs.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import copyreg
 import io
 import json
 import operator
+import os
 import pickle
 import struct
 import sys
@@ -26,6 +32,19 @@ from keyword import iskeyword
 
 from .cards import CARDS, SUITS
 from .games.base import Observation, _rebuild_observation
+
+# Bumped with every change of meaning of the Python code below that arena/_wire_c.c repeats, and
+# there with the same change: an extension built from older sources is not used.
+_C_TRANSCRIPTION = 1
+
+try:
+    from . import _wire_c
+except ImportError:  # not built: there was no C compiler when arena was installed
+    _wire_c = None
+if getattr(_wire_c, "TRANSCRIPTION", None) != _C_TRANSCRIPTION:
+    _wire_c = None
+
+PURE_PYTHON_VARIABLE = "ARENA_PURE_PYTHON_WIRE"
 
 # The first item of every command (see bothost): names made only of letters and "_", which
 # Python interns, so that each is one object that the pickler finds in its memo.
@@ -77,6 +96,26 @@ def _shared_tuples(table: tuple, atoms: set[int]) -> list:
                 return []
             found += inner
     return found
+
+
+_use_c = False  # see use_c_extension
+
+
+def use_c_extension(enabled: bool = True) -> bool:
+    """Diff and apply in the C extension (when it is built) or, ``enabled=False``, in Python.
+
+    Returns whether the C extension is now in use. At import it is used unless the environment
+    variable ``ARENA_PURE_PYTHON_WIRE`` is set to anything but ``0`` or nothing. (Differs already
+    made keep their kind; a bot process and its worker may each use either.)
+    """
+    global _use_c
+    _use_c = enabled and _wire_c is not None
+    return _use_c
+
+
+def implementation() -> str:
+    """Which code diffs observations: the C extension or pure Python."""
+    return "C extension (arena._wire_c)" if _use_c else "pure Python"
 
 
 _GETTERS: dict[type, Callable | None] = {}
@@ -158,13 +197,17 @@ _GROWN_FROM = """            if (
 
 def changes_for(n: int, grows_from: tuple[tuple[int, int], ...] = ()) -> Callable:
     """``changes`` for ``n`` values, with a block written out for each: half the cost of a loop."""
-    key = (n, grows_from)
+    key = (n, grows_from, _use_c)
     differ = _DIFFERS.get(key)
     if differ is not None:
         return differ
     sources = dict(grows_from)
     if set(sources) & set(sources.values()):
         raise ValueError("grows_from: a field that grows from another cannot be grown from")
+    if _use_c:
+        sources_of = tuple(sources.get(i, -1) for i in range(n))
+        _DIFFERS[key] = differ = _wire_c.Differ(n, sources_of, _IMMUTABLE, _immutable)
+        return differ
     source = ["def differ(values, last):", "    found = []"]
     if n:
         source.append(f"    {''.join(f'v{i}, ' for i in range(n))}= values")
@@ -182,6 +225,10 @@ def changes_for(n: int, grows_from: tuple[tuple[int, int], ...] = ()) -> Callabl
 
 
 def apply_changes(values: list, found: list) -> None:
+    """Make ``values`` (a list) what it was when ``changes`` found ``found``."""
+    if _use_c:
+        _wire_c.apply_changes(values, found)
+        return
     n = len(values)
     pairs = iter(found)
     for i, value in zip(pairs, pairs, strict=False):
@@ -242,9 +289,8 @@ class CommandEncoder:
         self.pickler = pickle.Pickler(self.buffer, 3)
         # A known named tuple (a finished trick) is made again by tuple.__new__, in C on both
         # ends: its own pickling calls its __getnewargs__ here and its __new__ there, in Python.
-        self.pickler.dispatch_table = {
-            cls: _reduce_named_tuple for cls in known if _is_named_tuple(cls)
-        }
+        reduce = _wire_c.reduce_named_tuple if _use_c else _reduce_named_tuple
+        self.pickler.dispatch_table = {cls: reduce for cls in known if _is_named_tuple(cls)}
         self.preamble = self._message(known)
         self.base = self.pickler.memo.copy()
         # Batches are written without memorising anything (they share little but the known
@@ -367,3 +413,6 @@ def _decode_answers(buffer: bytearray, owed: int) -> tuple[int, list, list, dict
                 faults[first + position] = (str(kind)[:40], str(message)[:MAX_DESCRIPTION])
         used = end
     return used, codes, seconds, faults
+
+
+use_c_extension(os.environ.get(PURE_PYTHON_VARIABLE, "0") in ("", "0"))

@@ -1,5 +1,8 @@
 """What goes through the pipes of ``--isolation process`` (``arena.wire``): a bot process gets
-exactly the observation the engine made, and the worker reads back only well-formed answers."""
+exactly the observation the engine made, and the worker reads back only well-formed answers.
+
+Every test runs twice: with the pure-Python diff and with the C extension ``arena._wire_c``
+(where it is built), which must give the same results, object for object."""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ from array import array
 
 import pytest
 
+from arena import wire
 from arena.games import HowLowCanYouGo, TwentyDown
 from arena.games.base import Observation
 from arena.wire import (
@@ -26,6 +30,18 @@ from arena.wire import (
 )
 
 GAMES = (TwentyDown(), HowLowCanYouGo())
+
+C_MISSING = "arena._wire_c is not built (no C compiler at install time?) or out of date"
+needs_c = pytest.mark.skipif(wire._wire_c is None, reason=C_MISSING)
+
+
+@pytest.fixture(autouse=True, params=["python", pytest.param("c", marks=needs_c)])
+def implementation(request):
+    """Diff and apply in pure Python or in the C extension for the test."""
+    was_c = wire._use_c
+    assert wire.use_c_extension(request.param == "c") == (request.param == "c")
+    yield request.param
+    wire.use_c_extension(was_c)
 
 
 def _observations(game, seed: str):
