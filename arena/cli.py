@@ -44,14 +44,24 @@ def _folders(bots_dir: Path | list[Path] | None) -> list:
     return [bots_dir] if isinstance(bots_dir, Path | str) else list(bots_dir or [])
 
 
-def _registry(bots_dir: Path | list[Path] | None, quiet: bool = False):
+def _registry(
+    bots_dir: Path | list[Path] | None,
+    quiet: bool = False,
+    isolated: bool = False,
+    memory_mib: int = 1024,
+):
+    """The registry; ``isolated``: bot files imported only by a sandboxed loading process."""
     from .plugins import load_registry
+    from .probe import load_registry_isolated
 
     folders = _folders(bots_dir)
     for folder in folders:
         if not Path(folder).is_dir():
             raise fail(f"--bots-dir {folder}: no such folder")
-    registry = load_registry(folders or None)
+    if isolated:
+        registry = load_registry_isolated(folders or None, memory_mib=memory_mib)
+    else:
+        registry = load_registry(folders or None)
     if not quiet:
         for error in registry.errors:
             typer.echo(f"arena: warning: {error}", err=True)
@@ -204,7 +214,8 @@ def run(
     if bots_dir is None and file_dirs is not None:
         # Folders in a tournament file are relative to the working directory, like ./bots.
         bots_dir = [Path(d) for d in ([file_dirs] if isinstance(file_dirs, str) else file_dirs)]
-    registry = _registry(bots_dir)
+    # With --isolation process no bot file is imported here, where the results are kept.
+    registry = _registry(bots_dir, isolated=mode == "process", memory_mib=memory)
 
     if resume:
         store = _open_store(db_path)
@@ -388,11 +399,22 @@ def leaderboard(
 
 
 @app.command()
-def bots(bots_dir: BotsDir = None) -> None:
+def bots(
+    bots_dir: BotsDir = None,
+    isolation: Annotated[
+        str,
+        typer.Option(
+            help="shared: import the bot files here; process: only in a sandboxed loading "
+            "process, as `arena run --isolation process` does (for files you do not trust)."
+        ),
+    ] = "shared",
+) -> None:
     """List the loaded bots with their games and source files, and every bot file that failed."""
     from tabulate import tabulate
 
-    registry = _registry(bots_dir, quiet=True)
+    if isolation not in ("shared", "process"):
+        raise fail(f"--isolation must be shared or process, not {isolation!r}")
+    registry = _registry(bots_dir, quiet=True, isolated=isolation == "process")
     rows = []
     for spec in sorted(registry.bots.values(), key=lambda s: s.name):
         games = ", ".join(sorted(spec.games)) if spec.games is not None else "every game"

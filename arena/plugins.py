@@ -160,7 +160,7 @@ def load_bot_alone(origin: tuple[str, str], name: str) -> BotSpec:
     """Load one bot, and nothing else, from where it was found: what a bot's own process does."""
     kind, where = origin
     registry = Registry()
-    loader = _Loader(registry)
+    loader = Loader(registry)
     if kind == "file":
         plugin = _import_file(Path(where))
     else:
@@ -188,7 +188,7 @@ def _hook_functions(plugin: Any) -> dict[str, Any]:
     return found
 
 
-class _Loader:
+class Loader:
     """Collects registrations from one plugin at a time, so every error names its source."""
 
     def __init__(self, registry: Registry):
@@ -226,7 +226,7 @@ class _Loader:
                 self.error(source, f"{name} raised {_one_line(exc)}{_where(exc, source)}")
                 pending.clear()
                 continue
-            self._commit(source, pending)
+            self.commit(source, pending)
 
     def error(self, source: str, message: str) -> None:
         _trace(f"{source}: {message}")
@@ -254,7 +254,8 @@ class _Loader:
             raise TypeError(f"register() takes a named subclass of arena's Game, not {cls!r}")
         return ("game", GameSpec(cls.name, cls, source))
 
-    def _commit(self, source: str, pending: list[tuple[str, Any]]) -> None:
+    def commit(self, source: str, pending: list[tuple[str, Any]]) -> None:
+        """Register what one hook call registered, unless a name is taken (an error then)."""
         registry = self.registry
         for kind, spec in pending:
             if kind == "bot":
@@ -321,37 +322,56 @@ def load_registry(
 
 def _load_registry(bots_dir, entry_points: bool, builtin_plugins) -> Registry:
     registry = Registry()
-    loader = _Loader(registry)
+    loader = Loader(registry)
     loader.add_plugin(builtin_plugins, "arena (bundled)")
+    for path in bot_files(bots_dir):
+        load_file(loader, path)
+    if entry_points:
+        load_entry_points(loader)
+    return registry
+
+
+def bot_files(bots_dir: str | Path | Sequence[str | Path] | None = None) -> list[Path]:
+    """The bot files of the folder(s) ``bots_dir`` (default ``default_bots_dirs()``), in the order
+    they are loaded: each folder's ``*.py`` files by name, leaving out those starting with ``_``."""
     if bots_dir is None:
         folders = default_bots_dirs()
     elif isinstance(bots_dir, str | Path):
         folders = [Path(bots_dir)]
     else:
         folders = [Path(f) for f in bots_dir]
-    paths = [p for folder in folders if folder.is_dir() for p in sorted(folder.glob("*.py"))]
-    for path in paths:
-        if path.name.startswith("_"):
-            continue
-        source = str(path)
-        _trace(f"loading {source}")
-        try:
-            module = _import_file(path)
-        except BaseException as exc:  # a bot file may even call sys.exit() at import
-            _reraise_real_interrupt(exc)
-            loader.error(source, f"failed to import: {_one_line(exc)}{_where(exc, source)}")
-            continue
-        loader.add_plugin(module, source, ("file", str(path.resolve())))
-    if entry_points:
-        import importlib.metadata
+    return [
+        path
+        for folder in folders
+        if folder.is_dir()
+        for path in sorted(folder.glob("*.py"))
+        if not path.name.startswith("_")
+    ]
 
-        for ep in importlib.metadata.entry_points(group="arena"):
-            source = f"entry point {ep.name} ({ep.value})"
-            try:
-                plugin = ep.load()
-            except BaseException as exc:
-                _reraise_real_interrupt(exc)
-                loader.error(source, f"failed to import: {_one_line(exc)}")
-                continue
-            loader.add_plugin(plugin, source, ("entry-point", ep.name))
-    return registry
+
+def load_file(loader: Loader, path: Path) -> None:
+    """Import one bot file and register what its hooks register, or record why not."""
+    source = str(path)
+    _trace(f"loading {source}")
+    try:
+        module = _import_file(path)
+    except BaseException as exc:  # a bot file may even call sys.exit() at import
+        _reraise_real_interrupt(exc)
+        loader.error(source, f"failed to import: {_one_line(exc)}{_where(exc, source)}")
+        return
+    loader.add_plugin(module, source, ("file", str(path.resolve())))
+
+
+def load_entry_points(loader: Loader) -> None:
+    """Every plugin installed in the entry-point group ``arena``."""
+    import importlib.metadata
+
+    for ep in importlib.metadata.entry_points(group="arena"):
+        source = f"entry point {ep.name} ({ep.value})"
+        try:
+            plugin = ep.load()
+        except BaseException as exc:
+            _reraise_real_interrupt(exc)
+            loader.error(source, f"failed to import: {_one_line(exc)}")
+            continue
+        loader.add_plugin(plugin, source, ("entry-point", ep.name))

@@ -1,0 +1,168 @@
+"""With ``--isolation process`` no bot file runs in arena's own process, not even to be loaded
+(``arena.probe``): a sandboxed loading process imports the files and reports what they register.
+
+The registry arena builds from those reports is the one it builds loading the files itself, and
+a file that ends, hangs, kills or fools its loading process is a one-line load error naming it,
+while every other bot loads and plays.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import FIRST_BOT, RANDOM_BOT, REPO, STANDARD_BOTS, bot_file, write_bots
+from test_cli import arena_process, run_args
+from test_hostile_bots import BROKEN_FILES
+
+from arena.plugins import load_registry
+from arena.probe import LoadedElsewhere, load_registry_isolated
+
+pytestmark = pytest.mark.usefixtures("isolated")
+
+SETTINGS_BOT = """
+import arena
+
+
+class Tuned(arena.Bot):
+    name = "tuned"
+    games = {"twenty-down"}
+
+    def __init__(self, depth=1, label=""):
+        self.depth = depth
+
+    def act(self, observation):
+        return observation.legal_actions[0]
+
+
+@arena.hookimpl
+def arena_register_bots(register):
+    register(Tuned, depth=3, label="x")
+    register(Tuned, name="tuned-deep", depth=9)
+"""
+
+# Each ends, hangs, attacks or fools the process that loads it; (source, part of its error).
+HOSTILE_FILES = {
+    "exits.py": ("import os\nos._exit(5)\n", "its loading process ended (exit code 5)"),
+    "segfaults.py": (
+        "import ctypes\nctypes.string_at(0)\n",
+        "its loading process was killed by SIGSEGV",
+    ),
+    "kills_arena.py": (
+        "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n",
+        "PermissionError",
+    ),
+    "forges.py": (
+        "import os\nfor fd in range(3, 30):\n"
+        "    try:\n"
+        '        os.write(fd, b\'{"file": 0, "bots": [{"name": "evil", "games": null, \'\n'
+        '                     b\'"settings": []}], "games": [], "errors": []}\\n\')\n'
+        "    except OSError:\n"
+        "        pass\n",
+        "wrote something else than its report",
+    ),
+    "registers_a_game.py": (
+        "import arena\nfrom arena.games.twenty_down import TwentyDown\n\n\n"
+        "class Copy(TwentyDown):\n    name = 'td-copy'\n    aliases = ()\n\n\n"
+        "@arena.hookimpl\ndef arena_register_games(register):\n    register(Copy)\n",
+        "may register bots only",
+    ),
+}
+
+
+def _registry_rows(registry):
+    bots = {
+        name: (spec.games, [(k, repr(v)) for k, v in spec.settings], spec.source, spec.origin)
+        for name, spec in registry.bots.items()
+    }
+    return bots, [str(e) for e in registry.errors], sorted(registry.games)
+
+
+def test_the_registry_is_the_one_loading_the_files_here_gives(tmp_path):
+    files = {name: source for name, (source, _) in BROKEN_FILES.items()}
+    files["twin_a.py"] = bot_file("twin", "return observation.legal_actions[0]")
+    files["tuned.py"] = SETTINGS_BOT
+    folders = [write_bots(tmp_path / "bots", {**STANDARD_BOTS, **files}), REPO / "bots"]
+    here = load_registry(folders, entry_points=False)
+    isolated = load_registry_isolated(folders, entry_points=False)
+    assert _registry_rows(isolated) == _registry_rows(here)
+    assert {"tuned", "tuned-deep", "random", "first", "twin", "td-heuristic"} <= set(isolated.bots)
+    assert len(isolated.errors) == len(BROKEN_FILES) + 1  # and the bundled random: taken
+    for spec in isolated.bots.values():
+        assert issubclass(spec.cls, LoadedElsewhere) and spec.origin[0] == "file"
+    assert repr(dict(isolated.bots["tuned"].settings)["label"]) == "'x'"
+
+
+def test_no_bot_file_runs_in_arenas_own_process(tmp_path):
+    marker = tmp_path / "pids.txt"
+    spy = f"import os\nopen({str(marker)!r}, 'a').write(f'{{os.getpid()}}\\n')\n" + RANDOM_BOT
+    folder = write_bots(tmp_path / "bots", {"spy.py": spy, "first_bot.py": FIRST_BOT})
+    before = set(sys.modules)
+    registry = load_registry_isolated(folder, entry_points=False)
+    assert set(registry.bots) == {"random", "first"}
+    pids = marker.read_text().split()
+    assert len(pids) == 1 and int(pids[0]) != os.getpid()
+    assert not [m for m in set(sys.modules) - before if m.startswith("arena_bots.")]
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_FILES))
+def test_a_file_that_ends_attacks_or_fools_its_loading_process_is_one_load_error(tmp_path, name):
+    source, fragment = HOSTILE_FILES[name]
+    # Files sorted before and after it: loaded by the first loading process and by a new one.
+    files = {"a_first.py": FIRST_BOT, name: source, "z_random.py": RANDOM_BOT}
+    folder = write_bots(tmp_path / "bots", files)
+    registry = load_registry_isolated(folder, entry_points=False)
+    assert set(registry.bots) == {"first", "random"}
+    (error,) = registry.errors
+    assert error.source == str(folder / name) and fragment in error.message, error
+    assert "\n" not in str(error)
+
+
+def test_a_file_that_hangs_its_loading_process_is_a_load_error_after_the_limit(tmp_path):
+    files = {"a_first.py": FIRST_BOT, "hangs.py": "while True:\n    pass\n", "z.py": RANDOM_BOT}
+    folder = write_bots(tmp_path / "bots", files)
+    registry = load_registry_isolated(folder, entry_points=False, seconds=1.0)
+    assert set(registry.bots) == {"first", "random"}
+    (error,) = registry.errors
+    assert error.source == str(folder / "hangs.py")
+    assert error.message == "did not finish loading within 1 s"
+
+
+def test_a_file_using_more_than_the_memory_limit_to_load_is_a_load_error(tmp_path):
+    hog = "blob = bytearray(3 * 1024 ** 3)\n" + RANDOM_BOT
+    folder = write_bots(tmp_path / "bots", {"hog.py": hog, "first_bot.py": FIRST_BOT})
+    registry = load_registry_isolated(folder, entry_points=False, memory_mib=256)
+    assert set(registry.bots) == {"first"}
+    (error,) = registry.errors
+    assert error.source == str(folder / "hog.py") and "MemoryError" in error.message
+
+
+def test_a_process_isolated_run_survives_hostile_files_and_plays_the_others(tmp_path):
+    files = {name: source for name, (source, _) in HOSTILE_FILES.items()}
+    folder = write_bots(tmp_path / "bots", {**files, **STANDARD_BOTS})
+    db = tmp_path / "run.db"
+    args = run_args(folder, db, "--isolation", "process", "--game", "td", games=4)
+    proc = arena_process(*args)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "Traceback" not in proc.stderr
+    warnings = [line for line in proc.stderr.splitlines() if line.startswith("arena: warning: ")]
+    assert len(warnings) == len(HOSTILE_FILES), proc.stderr
+    for name, (_, fragment) in HOSTILE_FILES.items():
+        (line,) = [w for w in warnings if f"{folder / name}: " in w]
+        assert fragment in line
+    assert db.exists()
+    assert "random" in proc.stdout and "td-only" in proc.stdout
+
+
+def test_arena_bots_can_list_files_without_importing_them_here(tmp_path):
+    files = {"exits.py": HOSTILE_FILES["exits.py"][0], **STANDARD_BOTS}
+    folder = write_bots(tmp_path / "bots", files)
+    proc = arena_process("bots", "--bots-dir", folder, "--isolation", "process")
+    assert proc.returncode == 0, proc.stderr
+    for name in ("random", "first", "td-only"):
+        assert name in proc.stdout
+    assert f"failed: {Path(folder) / 'exits.py'}: its loading process ended (exit code 5)" in (
+        proc.stdout
+    )
