@@ -328,7 +328,23 @@ def _load_registry(bots_dir, entry_points: bool, builtin_plugins) -> Registry:
         load_file(loader, path)
     if entry_points:
         load_entry_points(loader)
+    check_declared_games(loader)
     return registry
+
+
+def check_declared_games(loader: Loader) -> None:
+    """A warning for each bot that names, in ``games``, a game nobody registered (a typo, most
+    likely: the bot is still loaded, for the games that exist)."""
+    registry = loader.registry
+    for spec in registry.bots.values():
+        unknown = sorted(g for g in spec.games or () if g not in registry.games)
+        if unknown:
+            names = ", ".join(repr(g) for g in unknown)
+            loader.error(
+                spec.source,
+                f"bot {spec.name!r} names the game(s) {names}, which no plugin registers "
+                f"(games: {', '.join(sorted(registry.games))})",
+            )
 
 
 def bot_files(bots_dir: str | Path | Sequence[str | Path] | None = None) -> list[Path]:

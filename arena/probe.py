@@ -35,6 +35,7 @@ from .plugins import (
     Loader,
     Registry,
     bot_files,
+    check_declared_games,
     load_entry_points,
     load_file,
 )
@@ -74,6 +75,7 @@ def load_registry_isolated(
         _register(loader, path, report)
     if entry_points:
         load_entry_points(loader)
+    check_declared_games(loader)
     return registry
 
 

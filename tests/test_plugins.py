@@ -16,6 +16,7 @@ from conftest import (
     FIRST_BOT,
     RANDOM_BOT,
     STANDARD_BOTS,
+    TD_ONLY_BOT,
     assert_one_line_error,
     count_games,
     write_bots,
@@ -313,6 +314,22 @@ def test_bot_file_that_fails_is_one_line_load_error_naming_file_and_others_still
     assert "\n" not in text and "Traceback" not in text
     if case == "duplicate":
         assert str(folder / "random_bot.py") in error.message
+
+
+def test_bot_naming_a_game_nobody_registered_is_a_warning_and_still_loads(tmp_path, cli):
+    typo = TD_ONLY_BOT.replace('name = "td-only"', 'name = "typo"').replace(
+        '{"twenty-down"}', '{"twenty-down", "twenty-dwn"}'
+    )
+    folder = write_bots(tmp_path / "bots", {**STANDARD_BOTS, "typo.py": typo})
+    registry = load_registry(folder, entry_points=False)
+    assert set(registry.bots) == STANDARD_NAMES | {"typo"}
+    (error,) = registry.errors
+    assert error.source == str(folder / "typo.py")
+    assert "'twenty-dwn'" in error.message and "twenty-down" in error.message
+    result = cli("bots", "--bots-dir", str(folder))
+    assert f"failed: {folder / 'typo.py'}: bot 'typo' names the game(s) 'twenty-dwn'" in (
+        result.output
+    )
 
 
 def test_every_broken_file_at_once_still_loads_every_good_bot(tmp_path, cli):
