@@ -222,35 +222,30 @@ static PyObject *apply_changes(PyObject *module, PyObject *const *args, Py_ssize
             return NULL;
         PyObject *value = PyList_GET_ITEM(found, k + 1);
         Py_INCREF(value);
-        PyObject *result = NULL;
-        Py_ssize_t target;
-        if (i < 0) {
+        PyObject *result = NULL, *head = NULL;
+        Py_ssize_t target, size = PyList_GET_SIZE(values);
+        if (i < 0) { /* values[-1 - i] += value */
             target = -1 - i;
-            if (target >= PyList_GET_SIZE(values)) {
+            head = target < size ? PyList_GET_ITEM(values, target) : NULL;
+        } else if (i >= n) { /* values[i'] = values[j] + value, for divmod(i - n, n) = (i', j) */
+            target = (i - n) / n;
+            Py_ssize_t j = (i - n) % n;
+            head = target < n && j < size ? PyList_GET_ITEM(values, j) : NULL;
+        } else {
+            target = i;
+        }
+        if (i < 0 || i >= n) {
+            if (head == NULL) {
                 PyErr_SetString(PyExc_IndexError, "list index out of range");
                 Py_DECREF(value);
                 return NULL;
             }
-            PyObject *old = PyList_GET_ITEM(values, target);
-            Py_INCREF(old);
-            result = PyNumber_InPlaceAdd(old, value);
-            Py_DECREF(old);
-        } else if (i < n) {
-            target = i;
+            Py_INCREF(head);
+            result = i < 0 ? PyNumber_InPlaceAdd(head, value) : PyNumber_Add(head, value);
+            Py_DECREF(head);
+        } else {
             result = value;
             Py_INCREF(result);
-        } else {
-            Py_ssize_t j = (i - n) % n;
-            target = (i - n) / n;
-            if (target >= n || j >= PyList_GET_SIZE(values)) {
-                PyErr_SetString(PyExc_IndexError, "list index out of range");
-                Py_DECREF(value);
-                return NULL;
-            }
-            PyObject *head = PyList_GET_ITEM(values, j);
-            Py_INCREF(head);
-            result = PyNumber_Add(head, value);
-            Py_DECREF(head);
         }
         Py_DECREF(value);
         if (result == NULL)

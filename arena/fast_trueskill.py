@@ -48,22 +48,18 @@ Multiplications by the coefficients ``1`` and ``-1`` are exact and are left out.
 from __future__ import annotations
 
 import math
-import os
 from math import exp, sqrt
 
 import trueskill
 from trueskill import backends as _backends
 
+from . import c_extensions
+
 # Bumped with every change to _rate_python, and in arena/_trueskill_c.c with the same change: an
 # extension built from older sources (a checkout updated without reinstalling) is not used.
 _TRANSCRIPTION = 1
 
-try:
-    from . import _trueskill_c
-except ImportError:  # not built: there was no C compiler when arena was installed
-    _trueskill_c = None
-if getattr(_trueskill_c, "TRANSCRIPTION", None) != _TRANSCRIPTION:
-    _trueskill_c = None
+_trueskill_c = c_extensions.load("_trueskill_c", _TRANSCRIPTION)
 
 __all__ = ["implementation", "rate_free_for_all", "rate_ratings", "use_c_extension"]
 
@@ -297,7 +293,7 @@ def implementation() -> str:
     return "C extension (arena._trueskill_c)" if _rate_c is not None else "pure Python"
 
 
-use_c_extension(os.environ.get(PURE_PYTHON_VARIABLE, "0") in ("", "0"))
+use_c_extension(c_extensions.wanted(PURE_PYTHON_VARIABLE))
 
 
 def _rate(settings, pis, taus, ranks, env):

@@ -22,7 +22,6 @@ import copyreg
 import io
 import json
 import operator
-import os
 import pickle
 import struct
 import sys
@@ -30,6 +29,7 @@ from array import array
 from collections.abc import Callable
 from keyword import iskeyword
 
+from . import c_extensions
 from .cards import CARDS, SUITS
 from .games.base import Observation, _rebuild_observation
 
@@ -37,12 +37,7 @@ from .games.base import Observation, _rebuild_observation
 # there with the same change: an extension built from older sources is not used.
 _C_TRANSCRIPTION = 1
 
-try:
-    from . import _wire_c
-except ImportError:  # not built: there was no C compiler when arena was installed
-    _wire_c = None
-if getattr(_wire_c, "TRANSCRIPTION", None) != _C_TRANSCRIPTION:
-    _wire_c = None
+_wire_c = c_extensions.load("_wire_c", _C_TRANSCRIPTION)
 
 PURE_PYTHON_VARIABLE = "ARENA_PURE_PYTHON_WIRE"
 
@@ -415,4 +410,4 @@ def _decode_answers(buffer: bytearray, owed: int) -> tuple[int, list, list, dict
     return used, codes, seconds, faults
 
 
-use_c_extension(os.environ.get(PURE_PYTHON_VARIABLE, "0") in ("", "0"))
+use_c_extension(c_extensions.wanted(PURE_PYTHON_VARIABLE))

@@ -8,6 +8,7 @@ repository's ``leaderboard/`` or pick up the repository's ``bots/`` by accident.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import sys
 import textwrap
@@ -19,6 +20,18 @@ from typer.testing import CliRunner
 from arena.games.base import Game, GameResult, Observation, State, competition_ranks
 
 REPO = Path(__file__).resolve().parent.parent
+
+# --- the optional C extensions ------------------------------------------------------------------
+
+
+def require_c_extension(module, missing: str) -> None:
+    """Skip the test where the C extension ``module`` is not built (None), or fail it when
+    ``ARENA_REQUIRE_C_EXTENSION=1`` says every extension must be (where a compiler exists)."""
+    if module is None:
+        if os.environ.get("ARENA_REQUIRE_C_EXTENSION") == "1":
+            pytest.fail(f"ARENA_REQUIRE_C_EXTENSION=1 but {missing}")
+        pytest.skip(missing)
+
 
 # --- bot files ------------------------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from fractions import Fraction
 
 import pytest
 import trueskill
+from conftest import require_c_extension
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -259,10 +260,7 @@ needs_c = pytest.mark.skipif(fast_trueskill._trueskill_c is None, reason=C_MISSI
 
 def test_the_c_extension_is_built_when_required():
     """ARENA_REQUIRE_C_EXTENSION=1 (where a compiler exists): fail if the C code is not built."""
-    if fast_trueskill._trueskill_c is None:
-        if os.environ.get("ARENA_REQUIRE_C_EXTENSION") == "1":
-            pytest.fail(f"ARENA_REQUIRE_C_EXTENSION=1 but {C_MISSING}")
-        pytest.skip(C_MISSING)
+    require_c_extension(fast_trueskill._trueskill_c, C_MISSING)
     if os.environ.get(fast_trueskill.PURE_PYTHON_VARIABLE, "0") in ("", "0"):
         assert fast_trueskill.implementation().startswith("C extension")
 

@@ -11,7 +11,7 @@ import sys
 from contextlib import contextmanager
 
 import pytest
-from conftest import FIRST_BOT, RANDOM_BOT, write_bots
+from conftest import FIRST_BOT, RANDOM_BOT, require_c_extension, write_bots
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_cli import arena_process, run_args
@@ -35,10 +35,7 @@ def implementation(use_c: bool):
 
 def test_the_c_extension_is_built_when_required():
     """ARENA_REQUIRE_C_EXTENSION=1 (where a compiler exists): fail if the C code is not built."""
-    if wire._wire_c is None:
-        if os.environ.get("ARENA_REQUIRE_C_EXTENSION") == "1":
-            pytest.fail(f"ARENA_REQUIRE_C_EXTENSION=1 but {C_MISSING}")
-        pytest.skip(C_MISSING)
+    require_c_extension(wire._wire_c, C_MISSING)
     if os.environ.get(wire.PURE_PYTHON_VARIABLE, "0") in ("", "0"):
         assert wire.implementation() == "C extension (arena._wire_c)"
     for use_c in (True, False):
