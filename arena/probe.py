@@ -34,6 +34,7 @@ from .plugins import (
     BotSpec,
     Loader,
     Registry,
+    _loading_guard,
     bot_files,
     check_declared_games,
     load_entry_points,
@@ -65,6 +66,11 @@ def load_registry_isolated(
     bots_dir=None, entry_points: bool = True, memory_mib: int = 1024, seconds: float = LOAD_SECONDS
 ) -> Registry:
     """``plugins.load_registry``, with the bot files imported only by loading processes."""
+    with _loading_guard():  # a real Ctrl-C interrupts the wait
+        return _load_registry_isolated(bots_dir, entry_points, memory_mib, seconds)
+
+
+def _load_registry_isolated(bots_dir, entry_points: bool, memory_mib: int, seconds: float):
     from . import builtin_plugins
 
     registry = Registry()

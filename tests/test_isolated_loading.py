@@ -166,3 +166,26 @@ def test_arena_bots_can_list_files_without_importing_them_here(tmp_path):
     assert f"failed: {Path(folder) / 'exits.py'}: its loading process ended (exit code 5)" in (
         proc.stdout
     )
+
+
+def test_ctrl_c_while_a_file_hangs_its_loading_process_stops_the_run_at_once(tmp_path):
+    import signal
+    import subprocess
+    import time
+
+    folder = write_bots(tmp_path / "bots", {"hangs.py": "while True:\n    pass\n", **STANDARD_BOTS})
+    args = run_args(folder, tmp_path / "run.db", "--isolation", "process", games=2)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena", *map(str, args)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(2.0)  # loading hangs.py (the limit is 30 s)
+    began = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130, err
+    assert time.monotonic() - began < 5 and "Traceback" not in err
