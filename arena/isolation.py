@@ -8,11 +8,17 @@ decision. Every single decision is still timed and limited (in the bot process, 
 gap between two answers), and every answer is an index into the legal actions, checked by the
 referee (``referee.Table``).
 
-A bot process that dies, breaks its memory limit or stops answering is killed and replaced. The
-game whose decision it was on is replayed with that seat forfeited from that decision (a
-``crash``, ``memory`` or ``timeout`` fault); other games that had a bot object in that process are
-replayed from their start. Games are deterministic, so the outcome does not depend on when or
-where it happened.
+A bot process that dies, breaks its memory or CPU-time limit, stops answering or forges what it
+sends is killed and replaced. The game whose decision it was on is replayed with that seat
+forfeited from that decision (a ``crash``, ``memory``, ``cpu`` or ``timeout`` fault); other games
+that had a bot object in that process are replayed from their start. Games are deterministic, so
+the outcome does not depend on when or where it happened.
+
+A process that ended is described by how it ended (its exit code or signal), whatever told the
+worker first: the end of its reply pipe, a command pipe that no longer takes anything, or the
+process found gone. Only bytes that are not answers, more answers than it owes, or a progress
+counter it cannot have reached are blamed as forgery; what it wrote before its pipe ended is read
+first, so garbage followed by an exit is still forgery.
 """
 
 from __future__ import annotations
@@ -52,6 +58,10 @@ from .wire import (
 from .workers import TaskFeed
 
 STARTUP_SECONDS = 30.0
+# A process's pipes close a moment before it can be reaped: how long to wait for its exit status
+# once they have. (Only a process that closed them itself and goes on waits it all.)
+ENDING_SECONDS = 2.0
+FORGERY = "it wrote to arena's side of its pipes itself; its process was killed"
 IN_PLAY = 96  # games a worker plays at once
 
 
@@ -69,6 +79,7 @@ class BotProcess:
                 "so it cannot run in its own process"
             )
         self.name = spec.name
+        self.cpu = cpu
         command_read, self.command_fd = os.pipe()
         self.reply_fd, reply_write = os.pipe()
         progress_fd = os.memfd_create("arena-bot-progress")
@@ -106,12 +117,18 @@ class BotProcess:
         self.answered = 0
         self.last_progress = time.monotonic()
         self.last_seen = 0
+        # Its pipes' ends, as found by ``receive`` (the reply pipe's end read: every answer
+        # before it read too) and by ``send`` (nothing reads the command pipe any more).
+        self.eof = False
+        self.epipe = False
 
     def wait_ready(self) -> None:
         """Wait for the process to have loaded its bot; IsolationError if it cannot."""
         first = self.read_answers(time.monotonic() + STARTUP_SECONDS, owed=1)  # "ready"
         self.answered = 0
         kind, detail = (first[2].get(0) if first else None) or ("", "it did not start")
+        if first is None and self.eof:
+            detail = f"it did not start: {self.death()[1]}"
         if kind == "ready" and not self._write(self.encoder.preamble, time.monotonic() + 1.0):
             kind, detail = "", "it stopped at once"
         if kind != "ready":
@@ -119,7 +136,8 @@ class BotProcess:
             raise IsolationError(f"bot {self.name!r} cannot start in its own process: {detail}")
 
     def send(self, commands: list, deadline: float) -> bool:
-        """Write one batch; False if the process does not take it in time."""
+        """Write one batch; False if the process does not take it in time, or cannot take it any
+        more (``epipe`` is then set)."""
         return self._write(self.encoder.encode(commands), deadline)
 
     def _write(self, data: bytes, deadline: float) -> bool:
@@ -133,7 +151,8 @@ class BotProcess:
                 if wait <= 0:
                     return False
                 select.select([], [self.command_fd], [], wait)
-            except OSError:
+            except OSError:  # EPIPE: nothing reads the other end, the process has ended
+                self.epipe = True
                 return False
         return True
 
@@ -150,13 +169,19 @@ class BotProcess:
 
     def receive(self, owed: int | None = None) -> tuple[list, list, dict] | None:
         """Read the pipe, which is readable -> (codes, seconds, {position: (kind, message)}) of
-        the complete answers in; None if the process is gone or wrote something else, or more
-        answers than the ``owed`` ones (default: one for each command not answered yet)."""
+        the complete answers in; None if the pipe has ended (``eof`` is then set: the process is
+        gone, and ``death`` tells how), or if the process wrote something else, or more answers
+        than the ``owed`` ones (default: one for each command not answered yet).
+
+        What came before the end of the pipe is read first: garbage followed by an exit is
+        garbage. An answer cut short by the end of the pipe is not (a process killed while
+        writing leaves one); it is left unread, and the end is read next."""
         try:
             chunk = os.read(self.reply_fd, 1 << 16)
         except OSError:
-            return None
+            chunk = b""
         if not chunk:
+            self.eof = True
             return None
         self.buffer += chunk
         decoded = decode_answers(self.buffer, len(self.expected) if owed is None else owed)
@@ -171,19 +196,24 @@ class BotProcess:
         """How many commands the bot process has begun, over its life."""
         return int.from_bytes(self.progress[0:8], sys.byteorder)  # the host writes a native "Q"
 
-    def death(self) -> str:
+    def death(self) -> tuple[str, str]:
+        """How the process ended -> (fault kind, message), once its pipes have ended or it is
+        known to be gone: its exit code or signal, ``cpu`` for the SIGXCPU of its CPU-time
+        limit. Its pipes close a moment before it can be reaped: this waits for that moment."""
         try:
-            code = self.process.wait(timeout=0.5)  # its pipe closed: it is ending
-        except subprocess.TimeoutExpired:
-            code = None
-        if code is None:
-            return "it stopped answering"
-        if code < 0:
-            try:
-                return f"its process was killed by {signal.Signals(-code).name}"
-            except ValueError:
-                return f"its process was killed by signal {-code}"
-        return f"its process ended (exit code {code})"
+            code = self.process.wait(timeout=ENDING_SECONDS)
+        except subprocess.TimeoutExpired:  # it closed them itself, and goes on
+            return "crash", "its pipes to arena closed but its process did not end; it was killed"
+        if code >= 0:
+            return "crash", f"its process ended (exit code {code})"
+        if -code == signal.SIGXCPU and self.cpu:
+            return "cpu", (
+                f"its process was killed by SIGXCPU: it used up its CPU-time limit of {self.cpu} s"
+            )
+        try:
+            return "crash", f"its process was killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return "crash", f"its process was killed by signal {-code}"
 
     def kill(self) -> None:
         try:  # the bot process and anything it started (the filter keeps them in its group)
@@ -302,7 +332,7 @@ class IsolatedPlayer:
         process = self.processes.get(name)
         if process is not None and process.process.poll() is not None:
             # Died while we were busy elsewhere: blame what it was on, if anything.
-            self._failed(name, process, "crash")
+            self._ended(name, process)
             process = None
         if process is None:
             self._launch([name])
@@ -454,7 +484,7 @@ class IsolatedPlayer:
             process.expected.extend(expected)
             process.sent += len(commands)
             if not process.send(commands, now + self.limit):
-                self._failed(name, process, "timeout")
+                self._stopped(name, process)
 
     def _collect(self) -> None:
         """Settle the answers that are in, waiting for some; handle processes that fail."""
@@ -468,8 +498,9 @@ class IsolatedPlayer:
             name, process = owing[fd]
             answers = process.receive()
             if answers is None:
-                gone = process.process.poll() is not None
-                self._failed(name, process, "crash" if gone else "garbled")
+                # The end of its pipe (the process ended: how, its exit status tells, even if it
+                # cannot be reaped yet), or bytes that are not answers, read before any end.
+                self._failed(name, process, "ended" if process.eof else "garbled")
                 continue
             self._settle(process.expected, *answers)
         # Each command may take up to the limit: watch the one each process is on.
@@ -480,7 +511,7 @@ class IsolatedPlayer:
             started = process.started()
             if started == process.last_seen:
                 if now > process.last_progress + self.limit:
-                    self._failed(name, process, "timeout")
+                    self._stopped(name, process)
             elif process.last_seen < started <= process.sent:
                 process.last_seen = started
                 process.last_progress = now
@@ -517,29 +548,54 @@ class IsolatedPlayer:
             if not run.waiting:
                 ready.append(run)
 
+    def _stopped(self, name: str, process: BotProcess) -> None:
+        """The process took no command or gave no answer in time: it hangs, or it has ended."""
+        if process.epipe or process.process.poll() is not None:
+            self._ended(name, process)
+        else:
+            self._failed(name, process, "timeout")
+
+    def _ended(self, name: str, process: BotProcess) -> None:
+        """The process is gone, found otherwise than by reading the end of its reply pipe: read
+        the pipe to its end first (it comes at once, unless something the bot started holds it),
+        settling the answers in it, then blame the bot by how it ended, or for what it forged."""
+        why = "ended"
+        ending = time.monotonic() + ENDING_SECONDS
+        while not process.eof:
+            wait = ending - time.monotonic()
+            if wait < 0 or not select.select([process.reply_fd], [], [], wait)[0]:
+                break
+            answers = process.receive()
+            if answers is None:
+                why = "ended" if process.eof else "garbled"
+                break
+            self._settle(process.expected, *answers)
+        self._failed(name, process, why)
+
     def _failed(self, name: str, process: BotProcess, why: str) -> None:
-        """A bot process died or hung: blame the decision it was on, replay what it touched."""
+        """A bot process ended, hung or forged what it sent (``why``: ``ended``, ``timeout`` or
+        ``garbled``): blame the decision it was on, replay what it touched."""
         pending = list(process.expected)
         # Answers come a batch at a time: those begun before the last one went through, but
         # their answers are lost with the process, so their games are replayed too.
         begun = min(max(process.started(), process.answered), process.sent) - process.answered
         if why == "timeout":
+            kind = "timeout"
             message = (
                 f"no answer within {self.move_time:g} s and could not be interrupted; "
                 "its process was killed"
             )
         elif why == "garbled":
-            message = "it wrote to arena's side of its pipes itself; its process was killed"
+            kind, message = "crash", FORGERY
             begun = max(begun, 1)  # its own word is worthless: blame the oldest command it owes
         else:
-            message = process.death()
+            kind, message = process.death()
         process.kill()
         del self.processes[name]
         culprit = pending[begun - 1] if 0 < begun <= len(pending) else None
         if culprit is not None and culprit[0].attempt == culprit[3] and culprit[1] != "drop":
             run, op, seat, _ = culprit
             decision = {"new": 0, "end": -1}.get(op, run.table.decision)
-            kind = "timeout" if why == "timeout" else "cpu" if "SIGXCPU" in message else "crash"
             run.forfeits[seat] = SeatForfeit(decision, kind, message)
         touched = {e[0] for e in pending}
         for run in (run for chunk in self.chunks for run in chunk.runs):

@@ -535,11 +535,46 @@ def test_bot_ending_its_own_process_is_a_crash_fault_attributed_to_it(tmp_path, 
     assert sorted(seat for _, seat in seats) == [0, 1, 2, 3]
     for (_, seat), ((decision, kind, message),) in seats.items():
         assert kind == "crash" and decision >= 1, (seat, kind, message)
-        if mode == "shared":
-            assert DEATHS[seat % 3] in message, (seat, message)
-        # In process mode the message is often "it stopped answering": BotProcess.death() polls
-        # the process as soon as its pipe reads EOF, usually before it can be reaped (a race, so
-        # not asserted either way).
+        assert DEATHS[seat % 3] in message, (seat, message)
+
+
+# The message of a bot process that wrote to arena's side of its pipes itself (``FORGERS``).
+FORGERY = "it wrote to arena's side of its pipes itself; its process was killed"
+
+# Each ends its own process at the second decision of every seat: the process has answered once
+# for that seat, and is then replaced, again and again.
+ENDINGS = {
+    "exit": ("os._exit(3)", "its process ended (exit code 3)"),
+    "SIGKILL": ("os.kill(os.getpid(), signal.SIGKILL)", "its process was killed by SIGKILL"),
+    "SIGSEGV": ("os.kill(os.getpid(), signal.SIGSEGV)", "its process was killed by SIGSEGV"),
+}
+
+
+@pytest.mark.parametrize("how", list(ENDINGS))
+def test_process_mode_bot_ending_its_process_is_described_by_how_it_ended_every_time(tmp_path, how):
+    """The worker reads the end of the process's pipe (EOF) a moment before the process can be
+    reaped: a process that ended must be told by its exit code or signal, never taken for a
+    forger of its pipes (found in review: 5 of 8 ``os._exit`` faults said so)."""
+    body, expected = ENDINGS[how]
+    ender = bot_file(
+        "ender",
+        f"""
+        self.calls = getattr(self, "calls", 0) + 1
+        if self.calls == 2:
+            {body}
+        return observation.legal_actions[0]
+        """,
+        header="import os\nimport signal",
+    )
+    ran = hostile_run(tmp_path, {"ender.py": ender}, "ender,random", "process", games=6)
+    assert_completed(ran)
+    assert_others_untouched(ran, {"ender"})
+    assert_hostile_forfeits_every_seat(ran, "ender", faults_per_seat=1)
+    seats = faults_by_seat(ran, "ender")
+    assert len(seats) == 12, seats  # two seats a game: the process ended twelve times
+    for seat, ((decision, kind, message),) in seats.items():
+        assert (kind, message) == ("crash", expected), (seat, decision, kind, message)
+        assert decision >= 1, (seat, decision)
 
 
 # --- memory ---------------------------------------------------------------------------------------
@@ -580,6 +615,49 @@ def test_memory_hogs_are_contained_by_bot_memory_in_process_mode(tmp_path):
         assert row["forfeits"] == len(ran.seats_of(bot)), (bot, row)
     kinds = {kind for _, _, _, _, kind, _ in ran.faults()}
     assert kinds and kinds <= {"memory", "crash"}, kinds
+
+
+def test_bot_using_up_its_cpu_limit_is_a_cpu_fault_and_its_process_replaced(tmp_path):
+    """``--bot-cpu 1``: a bot burning 0.4 s of CPU a decision uses up its process's CPU time at
+    about its third decision, over all its games; the kernel's SIGXCPU kills the process, which
+    is replaced. Every fault is a ``cpu`` one, named so (found in review: 6 of 8 said instead that
+    the bot had forged its pipes, a ``crash``), and each seat forfeits at its fault."""
+    pids = tmp_path / "pids"
+    burner = bot_file(
+        "burner",
+        f"""
+        with open({str(pids)!r}, "a") as f:
+            f.write(f"{{os.getpid()}}\\n")
+        end = time.process_time() + 0.4
+        while time.process_time() < end:
+            pass
+        return observation.legal_actions[0]
+        """,
+        header="import os\nimport time",
+    )
+    # A long move time: 0.4 s of CPU must not turn into a timeout on a loaded machine.
+    ran = hostile_run(
+        tmp_path,
+        {"burner.py": burner},
+        "burner,random",
+        "process",
+        games=4,
+        extra=("--bot-cpu", 1),
+        move_time=5.0,
+    )
+    assert_completed(ran)
+    assert_others_untouched(ran, {"burner"})
+    assert_hostile_forfeits_every_seat(ran, "burner", faults_per_seat=1)
+    seats = faults_by_seat(ran, "burner")
+    assert len(seats) == 8, seats  # two seats a game: the process was killed eight times
+    faults = [fault for (fault,) in seats.values()]
+    assert [kind for _, kind, _ in faults] == ["cpu"] * 8, faults
+    for decision, _, message in faults:
+        assert "SIGXCPU" in message and "CPU-time limit of 1 s" in message, message
+        assert decision >= 1, faults
+    # One process for each fault at least: each was killed and replaced by a fresh one.
+    started = set(pids.read_text().split())
+    assert len(started) >= len(seats), started
 
 
 @pytest.mark.skip(
@@ -861,7 +939,7 @@ def test_results_with_crashing_and_hanging_bots_are_the_same_whatever_jobs_and_i
         assert comparable(ran) == comparable(reference), key
 
 
-# --- a bot process attacking arena's side of its pipes (found in review) ----------------------------
+# --- a bot process attacking arena's side of its pipes (found in review) --------------------------
 
 # Each reaches into the bot host that runs it (the frame that called act) to forge what arena
 # reads: the worker must blame the bot (a crash, its process killed), never die or hang.
@@ -884,6 +962,13 @@ FORGERS = {
         while True:  # looks busy to a worker that trusts the progress counter
             host.progress[0] += 1
     """,
+    # Not answers (a count far above what it owes), then the end of its process: what came
+    # before the end of the pipe is read first, and is forgery however the process ended.
+    "garbage-then-exit": """
+        host = sys._getframe(1).f_locals["self"]
+        os.write(host.reply_fd, b"\\xff" * 64)
+        os._exit(0)
+    """,
 }
 
 
@@ -899,7 +984,7 @@ def test_process_mode_bot_forging_answers_or_progress_is_blamed_and_the_run_goes
     assert "Traceback" not in ran.proc.stderr
     assert_others_untouched(ran, {"forger"})
     assert ran.rows["forger"]["forfeits"] == len(ran.seats_of("forger"))
-    assert {fault[4] for fault in ran.faults()} == {"crash"}
+    assert {(kind, message) for *_, kind, message in ran.faults()} == {("crash", FORGERY)}
 
 
 # Each would make the kernel stop the bot's game worker, where the run could not blame the bot;
