@@ -6,6 +6,7 @@ Every error the user can cause ends as one line on stderr and exit code 2 (1 for
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -123,7 +124,8 @@ def run(
         str | None,
         typer.Option(
             help="shared: bots run inside the game workers (fast; your own bots). process: every "
-            "bot in its own process with its own limits (untrusted bots). [default: shared]"
+            "bot in its own process with its own limits (untrusted bots). [default: shared; a "
+            "continued run: as it was played]"
         ),
     ] = None,
     bot_memory: Annotated[
@@ -150,7 +152,12 @@ def run(
         ),
     ] = None,
     resume: Annotated[
-        bool, typer.Option("--resume", help="Continue the latest interrupted run in the database.")
+        bool,
+        typer.Option(
+            "--resume",
+            help="Continue the latest interrupted run in the database, with its isolation and bot "
+            "limits.",
+        ),
     ] = False,
     fmt: Annotated[str, typer.Option("--format", help="Format of the final tables.")] = "table",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")] = False,
@@ -191,6 +198,9 @@ def run(
         raise fail(f"--jobs must be at least 1, not {n_jobs}")
     if records and tournament_file is not None:
         records = settings.get("records", True)  # --no-records wins over the file
+    # How bots run: given on this command line, else as the run being continued was played,
+    # else from the file. Checked now, whichever is used.
+    given = {"isolation": isolation, "bot_memory": bot_memory, "bot_cpu": bot_cpu}
     mode = pick(isolation, "isolation", "shared")
     if mode not in ("shared", "process"):
         raise fail(f"--isolation must be shared or process, not {mode!r}")
@@ -212,7 +222,7 @@ def run(
         if previous is None:
             raise fail(f"{db_path}: no interrupted run to resume")
         tournament = _tournament_from_identity(previous.config)
-        _check_bots_present(registry, tournament)
+        _check_bots_present(registry, tournament, bots_dir)
     else:
         try:
             tournament = build_tournament(
@@ -233,19 +243,37 @@ def run(
         store = _open_store(db_path)
         if seed_value is None:
             # Rerunning the same command without --seed continues its interrupted run.
-            for previous in store.unfinished_runs():
-                if {**previous.config, "seed": tournament.seed} == tournament.identity():
-                    tournament.seed = previous.seed
+            for run in store.unfinished_runs():
+                if {**run.config, "seed": tournament.seed} == tournament.identity():
+                    tournament.seed = run.seed
                     break
+        previous = store.find_run(tournament.identity())
 
-    tournament.isolation, tournament.bot_memory, tournament.bot_cpu = mode, memory, cpu
+    # A continued run keeps the isolation and bot limits it was played with (a run stored before
+    # they were kept has none: the file's or the defaults), unless this command line says.
+    kept = previous.settings if previous is not None else {}
+    defaults = {"isolation": "shared", "bot_memory": 1024, "bot_cpu": None}
+    chosen = {}
+    for key, value in given.items():
+        if value is not None:
+            chosen[key] = value
+        elif key in kept and _usable(key, kept[key]):
+            chosen[key] = kept[key]
+        else:
+            chosen[key] = settings.get(key, defaults[key])
+    mode = chosen["isolation"]
+    tournament.isolation = mode
+    tournament.bot_memory, tournament.bot_cpu = chosen["bot_memory"], chosen["bot_cpu"]
     for plan in tournament.plans:
         typer.echo(
             f"{plan.game}: {tournament.games} games, {plan.players} seats, bots: {', '.join(plan.bots)}",
             err=True,
         )
+    how = mode
+    if given["isolation"] is None and mode != settings.get("isolation", "shared"):
+        how += f" (kept from run {previous.id}; --isolation to change it)"
     typer.echo(
-        f"seed {tournament.seed}, {n_jobs} job(s), isolation {mode}, results in {db_path}", err=True
+        f"seed {tournament.seed}, {n_jobs} job(s), isolation {how}, results in {db_path}", err=True
     )
     progress = Progress(enabled=not quiet)
     try:
@@ -268,9 +296,16 @@ def run(
         err=True,
     )
     if summary.interrupted:
-        again = "arena run --resume" + (f" --db {db_path}" if db is not None else "")
+        # A command that works as printed: the run's database and bot folders (isolation and
+        # bot limits are stored with the run).
+        again = ["arena", "run", "--resume"]
+        if db_path != default_db():
+            again += ["--db", str(db_path)]
+        for folder in _folders(bots_dir):
+            again += ["--bots-dir", str(folder)]
         typer.echo(
-            f"interrupted: finished games are stored and rated; continue with: {again}", err=True
+            f"interrupted: finished games are stored and rated; continue with: {shlex.join(again)}",
+            err=True,
         )
         store.close()
         raise typer.Exit(code=130)
@@ -315,13 +350,29 @@ def _tournament_from_identity(config: dict):
     )
 
 
-def _check_bots_present(registry, tournament) -> None:
+def _usable(key: str, value) -> bool:
+    """A setting stored with a run that this arena can use."""
+    if key == "isolation":
+        return value in ("shared", "process")
+    if key == "bot_cpu" and value is None:
+        return True
+    whole = isinstance(value, int) and not isinstance(value, bool)
+    return whole and value >= (64 if key == "bot_memory" else 1)
+
+
+def _check_bots_present(registry, tournament, bots_dir) -> None:
+    from .plugins import default_bots_dirs
+
     for plan in tournament.plans:
         if plan.game not in registry.games:
             raise fail(f"cannot resume: game {plan.game!r} is no longer registered")
         for bot in plan.bots:
             if bot not in registry.bots:
-                raise fail(f"cannot resume: bot {bot!r} is no longer loaded")
+                folders = ", ".join(map(str, _folders(bots_dir) or default_bots_dirs()))
+                raise fail(
+                    f"cannot resume: bot {bot!r} is no longer loaded (bot folders: {folders}; "
+                    "name the run's with --bots-dir)"
+                )
 
 
 @app.command()

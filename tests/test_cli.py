@@ -801,3 +801,73 @@ def test_new_bot_writes_a_bot_that_loads_and_plays(cli, tmp_path, monkeypatch):
     assert rows["my-bot"]["games"] == 4 and rows["my-bot"]["faults"] == 0
     again = cli("new-bot", "my-bot", "--game", "td")
     assert again.exit_code == 2 and "already exists" in again.stderr
+
+
+# --- what a resumed run keeps, and the hint that resumes it ---------------------------------------
+
+
+def interrupted_hint(stderr: str) -> list[str]:
+    """The command printed after Ctrl-C, split as a shell would split it."""
+    import shlex
+
+    (line,) = [line for line in stderr.splitlines() if "continue with: " in line]
+    return shlex.split(line.split("continue with: ", 1)[1])
+
+
+def test_the_ctrl_c_hint_names_the_database_and_bot_folders_of_a_tournament_file(
+    cli, bots_dir, tmp_path, monkeypatch
+):
+    folder = Path("my bots")  # relative to the working directory, with a space
+    shutil.copytree(bots_dir, folder)
+    toml = tmp_path / "cup.toml"
+    toml.write_text('games = 6\nseed = "hint"\ndb = "lb/cup.db"\nbots_dir = "my bots"\n[game.td]\n')
+    interrupt_after(monkeypatch, 2)
+    stopped = cli("run", toml, "-j", 1, "-q")
+    assert stopped.exit_code == 130, stopped.output
+    hint = interrupted_hint(stopped.stderr)
+    assert hint == ["arena", "run", "--resume", "--db", "lb/cup.db", "--bots-dir", "my bots"]
+    resumed = ok(cli(*hint[1:], "-j", 1, "-q"))
+    assert "resumed run 1: 2 games were already stored" in resumed.stderr
+    assert count_games(Path("lb/cup.db"), "twenty-down") == 6
+
+
+def test_a_run_stores_its_isolation_and_limits_outside_the_identity_of_the_run(
+    cli, bots_dir, tmp_path
+):
+    db = tmp_path / "iso.db"
+    extra = ["--game", "td", "--isolation", "process", "--bot-memory", 512, "--bot-cpu", 60]
+    ok(cli(*run_args(bots_dir, db, *extra, games=2, seed="same")))
+    ok(cli(*run_args(bots_dir, db, "--game", "td", games=2, seed="same")))
+    with sqlite3.connect(db) as con:
+        rows = con.execute("SELECT config, settings FROM runs ORDER BY id").fetchall()
+    (process_config, process_settings), (shared_config, shared_settings) = rows
+    # The same games and results in both modes: the same identity.
+    assert process_config == shared_config
+    assert json.loads(process_settings) == {
+        "isolation": "process",
+        "bot_memory": 512,
+        "bot_cpu": 60,
+    }
+    assert json.loads(shared_settings) == {
+        "isolation": "shared",
+        "bot_memory": 1024,
+        "bot_cpu": None,
+    }
+
+
+def test_an_interrupted_run_of_an_older_database_resumes_in_shared_mode(
+    cli, bots_dir, tmp_path, monkeypatch
+):
+    """Before the isolation of a run was stored, its runs table had no settings column."""
+    db = tmp_path / "old.db"
+    interrupt_after(monkeypatch, 2)
+    stopped = cli(*run_args(bots_dir, db, "--game", "td", games=5, seed="old"))
+    assert stopped.exit_code == 130
+    with sqlite3.connect(db) as con:
+        con.execute("ALTER TABLE runs DROP COLUMN settings")
+    # An older database can still be shown.
+    assert leaderboard_json(cli, db)["twenty-down"]
+    resumed = ok(cli("run", "--resume", "--db", db, "--bots-dir", bots_dir, "-j", 1, "-q"))
+    assert "isolation shared" in resumed.stderr
+    assert "resumed run 1: 2 games were already stored" in resumed.stderr
+    assert count_games(db, "twenty-down") == 5
