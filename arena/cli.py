@@ -69,10 +69,14 @@ def _open_store(db: Path, create: bool = True):
 
 
 def _split(values: list[str] | None) -> list[str] | None:
-    if not values:
+    """The names of a comma-separated option, None if it was not given; an option given with no
+    name in it (``--bots ''``) is an error, not "every bot"."""
+    if values is None:
         return None
     names = [n.strip() for v in values for n in v.split(",") if n.strip()]
-    return names or None
+    if not names:
+        raise fail("--bots names no bot; leave it out to play every bot")
+    return names
 
 
 @app.callback(invoke_without_command=True)
@@ -169,7 +173,7 @@ def run(
     """
     from .isolation import IsolationError
     from .leaderboard import FORMATS
-    from .planning import PlanError, build_tournament
+    from .planning import OPTIONS, PlanError, build_tournament, check_setting
     from .progress import Progress
     from .store import StoreError
     from .tournament import TournamentError, default_db, default_jobs, run_tournament
@@ -190,30 +194,34 @@ def run(
     def pick(value, key, default):
         return value if value is not None else settings.get(key, default)
 
-    db_path = Path(pick(db, "db", None) or default_db())
-    seed_value = pick(seed, "seed", None)
-    n_jobs = pick(jobs, "jobs", None)
-    n_jobs = default_jobs() if n_jobs is None else n_jobs
-    if n_jobs < 1:
-        raise fail(f"--jobs must be at least 1, not {n_jobs}")
-    if records and tournament_file is not None:
-        records = settings.get("records", True)  # --no-records wins over the file
+    def named(value, key):
+        """How an error names a setting: its option, or the file and key it came from."""
+        from_file = value is None and key in settings
+        return f"{tournament_file}: {key}" if from_file else OPTIONS[key]
+
     # How bots run: given on this command line, else as the run being continued was played,
     # else from the file. Checked now, whichever is used.
     given = {"isolation": isolation, "bot_memory": bot_memory, "bot_cpu": bot_cpu}
-    mode = pick(isolation, "isolation", "shared")
-    if mode not in ("shared", "process"):
-        raise fail(f"--isolation must be shared or process, not {mode!r}")
-    memory = pick(bot_memory, "bot_memory", 1024)
-    if memory < 64:
-        raise fail(f"--bot-memory must be at least 64 (MiB), not {memory}")
-    cpu = pick(bot_cpu, "bot_cpu", None)
-    if cpu is not None and cpu < 1:
-        raise fail(f"--bot-cpu must be at least 1 second, not {cpu}")
+    try:
+        for key, value in given.items():
+            if pick(value, key, None) is not None:
+                check_setting(key, pick(value, key, None), named(value, key))
+        n_jobs = pick(jobs, "jobs", None)
+        if n_jobs is not None:
+            check_setting("jobs", n_jobs, named(jobs, "jobs"))
+    except PlanError as exc:
+        raise fail(str(exc)) from None
+    n_jobs = default_jobs() if n_jobs is None else n_jobs
+
+    db_path = Path(pick(db, "db", None) or default_db())
+    seed_value = pick(seed, "seed", None)
+    if records and tournament_file is not None:
+        records = settings.get("records", True)  # --no-records wins over the file
     file_dirs = settings.get("bots_dir")
     if bots_dir is None and file_dirs is not None:
         # Folders in a tournament file are relative to the working directory, like ./bots.
         bots_dir = [Path(d) for d in ([file_dirs] if isinstance(file_dirs, str) else file_dirs)]
+    bot_names = _split(bots)
     registry = _registry(bots_dir)
 
     if resume:
@@ -224,19 +232,31 @@ def run(
         tournament = _tournament_from_identity(previous.config)
         _check_bots_present(registry, tournament, bots_dir)
     else:
+        from_file = {
+            key
+            for key, value in (
+                ("games", games),
+                ("move_time", move_time),
+                ("max_faults", max_faults),
+                ("bots", bot_names),
+            )
+            if value is None and key in settings
+        }
         try:
             tournament = build_tournament(
                 registry,
                 games=pick(games, "games", 100),
                 game_names=game,
-                bots=_split(bots) or settings.get("bots"),
+                bots=pick(bot_names, "bots", None),
                 players=players,
                 seed=seed_value,
-                move_time=float(pick(move_time, "move_time", 1.0)),
+                move_time=pick(move_time, "move_time", 1.0),
                 max_faults=pick(max_faults, "max_faults", 3),
                 records=records,
                 sections=sections,
                 duplicate=pick(duplicate, "duplicate", True),
+                source=tournament_file,
+                from_file=from_file,
             )
         except PlanError as exc:
             raise fail(str(exc)) from None
@@ -352,12 +372,15 @@ def _tournament_from_identity(config: dict):
 
 def _usable(key: str, value) -> bool:
     """A setting stored with a run that this arena can use."""
-    if key == "isolation":
-        return value in ("shared", "process")
+    from .planning import PlanError, check_setting
+
     if key == "bot_cpu" and value is None:
         return True
-    whole = isinstance(value, int) and not isinstance(value, bool)
-    return whole and value >= (64 if key == "bot_memory" else 1)
+    try:
+        check_setting(key, value)
+    except PlanError:
+        return False
+    return True
 
 
 def _check_bots_present(registry, tournament, bots_dir) -> None:

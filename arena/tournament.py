@@ -245,7 +245,7 @@ def run_tournament(
             try:
                 for item, outcome in _outcomes_in_order(schedule, jobs, tournament):
                     placings = outcome.placings()
-                    table.update(placings)
+                    _rate(table, placings, plan.game)
                     batch.append((item.index, item.board, outcome, placings))
                     played += 1
                     count += 1
@@ -284,6 +284,18 @@ def run_tournament(
     )
 
 
+def _rate(table: RatingTable, placings: dict[str, float], game: str) -> None:
+    try:
+        table.update(placings)
+    except (ArithmeticError, ValueError) as exc:
+        # Extreme environments (tournament files may set them) can overflow TrueSkill's floats.
+        values = ", ".join(f"{k}={v:g}" for k, v in table.environment.__dict__.items())
+        raise TournamentError(
+            f"{game}: TrueSkill cannot rate a game with {values} ({_detail(exc)}); "
+            "the games before it are stored"
+        ) from None
+
+
 def _is_main_thread() -> bool:
     import threading
 
@@ -303,3 +315,9 @@ def default_db() -> Path:
 
 def stderr_is_terminal() -> bool:
     return sys.stderr.isatty()
+
+
+def _detail(exc: BaseException) -> str:
+    """What an arithmetic error says, without its errno: ``OverflowError(34, 'Numerical result
+    out of range')`` says "Numerical result out of range"."""
+    return str(exc.args[-1]) if exc.args else type(exc).__name__
