@@ -6,6 +6,7 @@ Every error the user can cause ends as one line on stderr and exit code 2 (1 for
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -78,10 +79,14 @@ def _open_store(db: Path, create: bool = True):
 
 
 def _split(values: list[str] | None) -> list[str] | None:
-    if not values:
+    """The names of a comma-separated option, None if it was not given; an option given with no
+    name in it (``--bots ''``) is an error, not "every bot"."""
+    if values is None:
         return None
     names = [n.strip() for v in values for n in v.split(",") if n.strip()]
-    return names or None
+    if not names:
+        raise fail("--bots names no bot; leave it out to play every bot")
+    return names
 
 
 @app.callback(invoke_without_command=True)
@@ -133,7 +138,8 @@ def run(
         str | None,
         typer.Option(
             help="shared: bots run inside the game workers (fast; your own bots). process: every "
-            "bot in its own process with its own limits (untrusted bots). [default: shared]"
+            "bot in its own process with its own limits (untrusted bots). [default: shared; a "
+            "continued run: as it was played]"
         ),
     ] = None,
     bot_memory: Annotated[
@@ -160,7 +166,12 @@ def run(
         ),
     ] = None,
     resume: Annotated[
-        bool, typer.Option("--resume", help="Continue the latest interrupted run in the database.")
+        bool,
+        typer.Option(
+            "--resume",
+            help="Continue the latest interrupted run in the database, with its isolation and bot "
+            "limits.",
+        ),
     ] = False,
     fmt: Annotated[str, typer.Option("--format", help="Format of the final tables.")] = "table",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")] = False,
@@ -172,7 +183,7 @@ def run(
     """
     from .isolation import IsolationError
     from .leaderboard import FORMATS
-    from .planning import PlanError, build_tournament
+    from .planning import OPTIONS, PlanError, build_tournament, check_setting
     from .progress import Progress
     from .store import StoreError
     from .tournament import TournamentError, default_db, default_jobs, run_tournament
@@ -193,29 +204,40 @@ def run(
     def pick(value, key, default):
         return value if value is not None else settings.get(key, default)
 
+    def named(value, key):
+        """How an error names a setting: its option, or the file and key it came from."""
+        from_file = value is None and key in settings
+        return f"{tournament_file}: {key}" if from_file else OPTIONS[key]
+
+    # How bots run: given on this command line, else as the run being continued was played,
+    # else from the file. Checked now, whichever is used.
+    given = {"isolation": isolation, "bot_memory": bot_memory, "bot_cpu": bot_cpu}
+    try:
+        for key, value in given.items():
+            if pick(value, key, None) is not None:
+                check_setting(key, pick(value, key, None), named(value, key))
+        n_jobs = pick(jobs, "jobs", None)
+        if n_jobs is not None:
+            check_setting("jobs", n_jobs, named(jobs, "jobs"))
+    except PlanError as exc:
+        raise fail(str(exc)) from None
+    n_jobs = default_jobs() if n_jobs is None else n_jobs
+
     db_path = Path(pick(db, "db", None) or default_db())
     seed_value = pick(seed, "seed", None)
-    n_jobs = pick(jobs, "jobs", None)
-    n_jobs = default_jobs() if n_jobs is None else n_jobs
-    if n_jobs < 1:
-        raise fail(f"--jobs must be at least 1, not {n_jobs}")
     if records and tournament_file is not None:
         records = settings.get("records", True)  # --no-records wins over the file
-    mode = pick(isolation, "isolation", "shared")
-    if mode not in ("shared", "process"):
-        raise fail(f"--isolation must be shared or process, not {mode!r}")
-    memory = pick(bot_memory, "bot_memory", 1024)
-    if memory < 64:
-        raise fail(f"--bot-memory must be at least 64 (MiB), not {memory}")
-    cpu = pick(bot_cpu, "bot_cpu", None)
-    if cpu is not None and cpu < 1:
-        raise fail(f"--bot-cpu must be at least 1 second, not {cpu}")
     file_dirs = settings.get("bots_dir")
     if bots_dir is None and file_dirs is not None:
         # Folders in a tournament file are relative to the working directory, like ./bots.
         bots_dir = [Path(d) for d in ([file_dirs] if isinstance(file_dirs, str) else file_dirs)]
-    # With --isolation process no bot file is imported here, where the results are kept.
-    registry = _registry(bots_dir, isolated=mode == "process", memory_mib=memory)
+    bot_names = _split(bots)
+    # With --isolation process no bot file runs here, where the results are kept, not even to be
+    # loaded. The mode is settled below (a continued run keeps its own): load the files in a
+    # loading process of their own whenever it may be process.
+    isolated = _may_run_isolated(given["isolation"], settings.get("isolation"), db_path)
+    loading_memory = pick(bot_memory, "bot_memory", 1024)
+    registry = _registry(bots_dir, isolated=isolated, memory_mib=loading_memory)
 
     if resume:
         store = _open_store(db_path)
@@ -223,40 +245,76 @@ def run(
         if previous is None:
             raise fail(f"{db_path}: no interrupted run to resume")
         tournament = _tournament_from_identity(previous.config)
-        _check_bots_present(registry, tournament)
+        _check_bots_present(registry, tournament, bots_dir)
     else:
+        from_file = {
+            key
+            for key, value in (
+                ("games", games),
+                ("move_time", move_time),
+                ("max_faults", max_faults),
+                ("bots", bot_names),
+            )
+            if value is None and key in settings
+        }
         try:
             tournament = build_tournament(
                 registry,
                 games=pick(games, "games", 100),
                 game_names=game,
-                bots=_split(bots) or settings.get("bots"),
+                bots=pick(bot_names, "bots", None),
                 players=players,
                 seed=seed_value,
-                move_time=float(pick(move_time, "move_time", 1.0)),
+                move_time=pick(move_time, "move_time", 1.0),
                 max_faults=pick(max_faults, "max_faults", 3),
                 records=records,
                 sections=sections,
                 duplicate=pick(duplicate, "duplicate", True),
+                source=tournament_file,
+                from_file=from_file,
             )
         except PlanError as exc:
             raise fail(str(exc)) from None
         store = _open_store(db_path)
         if seed_value is None:
             # Rerunning the same command without --seed continues its interrupted run.
-            for previous in store.unfinished_runs():
-                if {**previous.config, "seed": tournament.seed} == tournament.identity():
-                    tournament.seed = previous.seed
+            for run in store.unfinished_runs():
+                if {**run.config, "seed": tournament.seed} == tournament.identity():
+                    tournament.seed = run.seed
                     break
+        previous = store.find_run(tournament.identity())
 
-    tournament.isolation, tournament.bot_memory, tournament.bot_cpu = mode, memory, cpu
+    # A continued run keeps the isolation and bot limits it was played with (a run stored before
+    # they were kept has none: the file's or the defaults), unless this command line says.
+    kept = previous.settings if previous is not None else {}
+    defaults = {"isolation": "shared", "bot_memory": 1024, "bot_cpu": None}
+    chosen = {}
+    for key, value in given.items():
+        if value is not None:
+            chosen[key] = value
+        elif key in kept and _usable(key, kept[key]):
+            chosen[key] = kept[key]
+        else:
+            chosen[key] = settings.get(key, defaults[key])
+    mode = chosen["isolation"]
+    if isolated and mode == "shared":  # a shared run after all: its bots run here
+        loaded = {str(error) for error in registry.errors}
+        registry = _registry(bots_dir, quiet=True)
+        for error in registry.errors:
+            if str(error) not in loaded:
+                typer.echo(f"arena: warning: {error}", err=True)
+    tournament.isolation = mode
+    tournament.bot_memory, tournament.bot_cpu = chosen["bot_memory"], chosen["bot_cpu"]
     for plan in tournament.plans:
         typer.echo(
             f"{plan.game}: {tournament.games} games, {plan.players} seats, bots: {', '.join(plan.bots)}",
             err=True,
         )
+    how = mode
+    if given["isolation"] is None and mode != settings.get("isolation", "shared"):
+        how += f" (kept from run {previous.id}; --isolation to change it)"
     typer.echo(
-        f"seed {tournament.seed}, {n_jobs} job(s), isolation {mode}, results in {db_path}", err=True
+        f"seed {tournament.seed}, {n_jobs} job(s), isolation {how}, results in {db_path}", err=True
     )
     progress = Progress(enabled=not quiet)
     try:
@@ -279,9 +337,16 @@ def run(
         err=True,
     )
     if summary.interrupted:
-        again = "arena run --resume" + (f" --db {db_path}" if db is not None else "")
+        # A command that works as printed: the run's database and bot folders (isolation and
+        # bot limits are stored with the run).
+        again = ["arena", "run", "--resume"]
+        if db_path != default_db():
+            again += ["--db", str(db_path)]
+        for folder in _folders(bots_dir):
+            again += ["--bots-dir", str(folder)]
         typer.echo(
-            f"interrupted: finished games are stored and rated; continue with: {again}", err=True
+            f"interrupted: finished games are stored and rated; continue with: {shlex.join(again)}",
+            err=True,
         )
         store.close()
         raise typer.Exit(code=130)
@@ -326,13 +391,49 @@ def _tournament_from_identity(config: dict):
     )
 
 
-def _check_bots_present(registry, tournament) -> None:
+def _may_run_isolated(given: str | None, in_file: str | None, db_path: Path) -> bool:
+    """Whether the run may be played with --isolation process: said so on the command line, or
+    (unless the command line says otherwise) in the tournament file or by an unfinished run of
+    the database, which a continued run follows."""
+    if given is not None:
+        return given == "process"
+    if in_file == "process":
+        return True
+    if not db_path.exists():
+        return False
+    store = _open_store(db_path, create=False)
+    try:
+        return any(run.settings.get("isolation") == "process" for run in store.unfinished_runs())
+    finally:
+        store.close()
+
+
+def _usable(key: str, value) -> bool:
+    """A setting stored with a run that this arena can use."""
+    from .planning import PlanError, check_setting
+
+    if key == "bot_cpu" and value is None:
+        return True
+    try:
+        check_setting(key, value)
+    except PlanError:
+        return False
+    return True
+
+
+def _check_bots_present(registry, tournament, bots_dir) -> None:
+    from .plugins import default_bots_dirs
+
     for plan in tournament.plans:
         if plan.game not in registry.games:
             raise fail(f"cannot resume: game {plan.game!r} is no longer registered")
         for bot in plan.bots:
             if bot not in registry.bots:
-                raise fail(f"cannot resume: bot {bot!r} is no longer loaded")
+                folders = ", ".join(map(str, _folders(bots_dir) or default_bots_dirs()))
+                raise fail(
+                    f"cannot resume: bot {bot!r} is no longer loaded (bot folders: {folders}; "
+                    "name the run's with --bots-dir)"
+                )
 
 
 @app.command()

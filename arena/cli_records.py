@@ -265,6 +265,7 @@ def play(
     from .games.base import InvalidParametersError
     from .human import HUMAN, choose_seat, stdin_reader, store_rated, summary
     from .human import play as play_one
+    from .planning import PlanError, check_setting
     from .plugins import UnknownNameError
     from .replay_view import output_style
     from .store import StoreError
@@ -302,8 +303,10 @@ def play(
         table = cls(players=players)
     except InvalidParametersError as exc:
         raise fail(str(exc)) from None
-    if move_time <= 0:
-        raise fail(f"--move-time must be positive, not {move_time:g}")
+    try:
+        check_setting("move_time", move_time)
+    except PlanError as exc:
+        raise fail(str(exc)) from None
     seed = seed or secrets.token_hex(4)
     if seat is None:
         seat = choose_seat(seed, players)

@@ -5,6 +5,12 @@ per batch, so the file always holds a consistent prefix of every run: an interru
 from where its last batch ended and rates the rest exactly as an uninterrupted run would.
 A file that is not ours, corrupt, locked, read-only or from a newer arena is reported with one
 clear line (``StoreError``) and never overwritten.
+
+Each run keeps two things: its ``config``, the identity that decides its games (a rerun of the same
+command finds its unfinished run by it), and its ``settings``, how it is played (isolation, bot
+limits), which change nothing in its results and so are not part of its identity. Files made
+before ``settings`` existed get the column when opened for writing (older arenas ignore it, so
+the schema version stays); their runs have no settings: the defaults.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ import json
 import sqlite3
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import chain, repeat
 from pathlib import Path
 
@@ -29,7 +35,8 @@ CREATE TABLE IF NOT EXISTS runs (
     created REAL NOT NULL,
     seed TEXT NOT NULL,
     config TEXT NOT NULL,
-    status TEXT NOT NULL
+    status TEXT NOT NULL,
+    settings TEXT  -- JSON, how the run is played (NULL in runs stored before it existed)
 );
 CREATE TABLE IF NOT EXISTS games (
     id INTEGER PRIMARY KEY,
@@ -90,8 +97,9 @@ class StoreError(Exception):
 class RunInfo:
     id: int
     seed: str
-    config: dict
+    config: dict  # its identity: what decides its games
     status: str
+    settings: dict = field(default_factory=dict)  # how it was last played: isolation, bot limits
 
 
 def _explain(exc: sqlite3.Error, path: Path) -> str:
@@ -105,6 +113,10 @@ def _explain(exc: sqlite3.Error, path: Path) -> str:
     if "unable to open" in text:
         return f"{path}: cannot open the database file (check the folder exists and is writable)"
     return f"{path}: database error: {text}"
+
+
+def _settings(settings: dict | None) -> str | None:
+    return None if settings is None else json.dumps(settings, sort_keys=True)
 
 
 _GAME_COLUMNS = "id, run_id, game, idx, board, seed, players, decisions, seconds, finished, record"
@@ -136,6 +148,7 @@ class Store:
         if not self.path.exists() and not create:
             raise StoreError(f"{self.path}: no database yet (run `arena run` first)")
         self.db = None
+        self._run_settings = "settings"  # the column, or NULL in a file made before it existed
         try:
             if create:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -149,6 +162,7 @@ class Store:
                 # nothing that was committed.
                 self.db.execute("PRAGMA journal_mode = WAL")
                 self.db.execute("PRAGMA synchronous = NORMAL")
+            self._check_run_settings(add=create)
         except sqlite3.Error as exc:
             self.close()
             raise StoreError(_explain(exc, self.path)) from None
@@ -192,6 +206,16 @@ class Store:
             db.execute("ROLLBACK")
             raise
 
+    def _check_run_settings(self, add: bool) -> None:
+        """Give an older file's runs table its settings column (``add``), or read it without."""
+        columns = {row[1] for row in self.db.execute("PRAGMA table_info(runs)")}
+        if "settings" in columns:
+            return
+        if add:
+            self.db.execute("ALTER TABLE runs ADD COLUMN settings TEXT")
+        else:
+            self._run_settings = "NULL"
+
     def _check_intact(self) -> None:
         """A damaged file is found before a run writes to it, not after its games are played."""
         row = self.db.execute("PRAGMA quick_check(1)").fetchone()
@@ -221,11 +245,14 @@ class Store:
             raise StoreError(_explain(exc, self.path)) from None
 
     # --- runs -------------------------------------------------------------------------------
-    def start_run(self, seed: str, config: dict) -> int:
+    def start_run(self, seed: str, config: dict, settings: dict | None = None) -> int:
+        """A new run with this identity (``config``), played with these ``settings``."""
+
         def run():
             cur = self.db.execute(
-                "INSERT INTO runs(created, seed, config, status) VALUES (?, ?, ?, 'running')",
-                (time.time(), str(seed), json.dumps(config, sort_keys=True)),
+                "INSERT INTO runs(created, seed, config, status, settings) "
+                "VALUES (?, ?, ?, 'running', ?)",
+                (time.time(), str(seed), json.dumps(config, sort_keys=True), _settings(settings)),
             )
             return cur.lastrowid
 
@@ -234,34 +261,35 @@ class Store:
     def set_run_status(self, run_id: int, status: str) -> None:
         self._guard(self.db.execute, "UPDATE runs SET status=? WHERE id=?", (status, run_id))
 
+    def set_run_settings(self, run_id: int, settings: dict) -> None:
+        """The settings a run is played with now (a resumed run may be given others)."""
+        self._guard(
+            self.db.execute, "UPDATE runs SET settings=? WHERE id=?", (_settings(settings), run_id)
+        )
+
+    def _runs(self, where: str, args: tuple = (), limit: int | None = None) -> list[RunInfo]:
+        sql = (
+            f"SELECT id, seed, config, status, {self._run_settings} FROM runs WHERE {where} "
+            "ORDER BY id DESC" + (f" LIMIT {int(limit)}" if limit is not None else "")
+        )
+        rows = self._guard(lambda: self.db.execute(sql, args).fetchall())
+        return [
+            RunInfo(r[0], r[1], json.loads(r[2]), r[3], json.loads(r[4]) if r[4] else {})
+            for r in rows
+        ]
+
     def find_run(self, config: dict) -> RunInfo | None:
         """The latest unfinished run with exactly this configuration."""
         key = json.dumps(config, sort_keys=True)
-        row = self._guard(
-            lambda: self.db.execute(
-                "SELECT id, seed, config, status FROM runs WHERE config=? AND status!='finished' "
-                "ORDER BY id DESC LIMIT 1",
-                (key,),
-            ).fetchone()
-        )
-        return RunInfo(row[0], row[1], json.loads(row[2]), row[3]) if row else None
+        runs = self._runs("config=? AND status!='finished'", (key,), limit=1)
+        return runs[0] if runs else None
 
     def unfinished_runs(self) -> list[RunInfo]:
-        rows = self._guard(
-            lambda: self.db.execute(
-                "SELECT id, seed, config, status FROM runs WHERE status!='finished' ORDER BY id DESC"
-            ).fetchall()
-        )
-        return [RunInfo(r[0], r[1], json.loads(r[2]), r[3]) for r in rows]
+        return self._runs("status!='finished'")
 
     def latest_unfinished_run(self) -> RunInfo | None:
-        row = self._guard(
-            lambda: self.db.execute(
-                "SELECT id, seed, config, status FROM runs WHERE status!='finished' "
-                "ORDER BY id DESC LIMIT 1"
-            ).fetchone()
-        )
-        return RunInfo(row[0], row[1], json.loads(row[2]), row[3]) if row else None
+        runs = self._runs("status!='finished'", limit=1)
+        return runs[0] if runs else None
 
     def games_done(self, run_id: int, game: str) -> int:
         row = self._guard(

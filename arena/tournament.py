@@ -53,9 +53,14 @@ class Tournament:
     records: bool = True
     duplicate: bool = True  # seat rotations of a group replay one deal (see schedule)
     # How bots run; not part of the identity: it changes how safe a run is, not its results.
+    # Stored with the run all the same (``settings``), so that a resumed run keeps them.
     isolation: str = "shared"  # "shared": inside the game workers; "process": each its own
     bot_memory: int = 1024  # MiB per bot process (process isolation)
     bot_cpu: int | None = None  # CPU seconds per bot process over its life (process isolation)
+
+    def settings(self) -> dict:
+        """How the run is played, stored with it but not part of its identity."""
+        return {"isolation": self.isolation, "bot_memory": self.bot_memory, "bot_cpu": self.bot_cpu}
 
     def identity(self) -> dict:
         """What decides the results: two runs with the same identity play the same games."""
@@ -165,7 +170,12 @@ def run_tournament(
     identity = tournament.identity()
     run = store.find_run(identity) if resume else None
     resumed = run is not None
-    run_id = run.id if run else store.start_run(tournament.seed, identity)
+    if run is not None:
+        run_id = run.id
+        if run.settings != tournament.settings():
+            store.set_run_settings(run_id, tournament.settings())
+    else:
+        run_id = store.start_run(tournament.seed, identity, tournament.settings())
 
     games = {}
     schedules: list[tuple[GamePlan, list[ScheduledGame], int]] = []
@@ -235,7 +245,7 @@ def run_tournament(
             try:
                 for item, outcome in _outcomes_in_order(schedule, jobs, tournament):
                     placings = outcome.placings()
-                    table.update(placings)
+                    _rate(table, placings, plan.game)
                     batch.append((item.index, item.board, outcome, placings))
                     played += 1
                     count += 1
@@ -274,6 +284,18 @@ def run_tournament(
     )
 
 
+def _rate(table: RatingTable, placings: dict[str, float], game: str) -> None:
+    try:
+        table.update(placings)
+    except (ArithmeticError, ValueError) as exc:
+        # Extreme environments (tournament files may set them) can overflow TrueSkill's floats.
+        values = ", ".join(f"{k}={v:g}" for k, v in table.environment.__dict__.items())
+        raise TournamentError(
+            f"{game}: TrueSkill cannot rate a game with {values} ({_detail(exc)}); "
+            "the games before it are stored"
+        ) from None
+
+
 def _is_main_thread() -> bool:
     import threading
 
@@ -293,3 +315,9 @@ def default_db() -> Path:
 
 def stderr_is_terminal() -> bool:
     return sys.stderr.isatty()
+
+
+def _detail(exc: BaseException) -> str:
+    """What an arithmetic error says, without its errno: ``OverflowError(34, 'Numerical result
+    out of range')`` says "Numerical result out of range"."""
+    return str(exc.args[-1]) if exc.args else type(exc).__name__

@@ -63,6 +63,8 @@ GAME_KEYS: dict[str, tuple[type, ...]] = {
     "draw_probability": (int, float),
 }
 ENVIRONMENT_KEYS = ("mu", "sigma", "beta", "tau", "draw_probability")
+# A game parameter beyond this is a slip (and its scores would not fit the database's integers).
+MAX_PARAM = 10**9
 TYPE_NAMES = {
     int: "a whole number",
     float: "a number",
@@ -127,6 +129,8 @@ def load_tournament_file(path: str | Path) -> TournamentFile:
         isinstance(d, str) for d in settings["bots_dir"]
     ):
         raise TournamentFileError(f"{path}: bots_dir must be a folder or a list of folders")
+    if settings.get("bots_dir") == []:
+        raise TournamentFileError(f"{path}: bots_dir names no folder; leave it out for ./bots")
     sections = []
     for name, table in data.get("game", {}).items():
         where = f"game.{name}."
@@ -138,6 +142,11 @@ def load_tournament_file(path: str | Path) -> TournamentFile:
             if isinstance(value, bool) or not isinstance(value, int):
                 raise TournamentFileError(
                     f"{path}: {where}params.{key} must be a whole number, not {value!r}"
+                )
+            if abs(value) > MAX_PARAM:
+                raise TournamentFileError(
+                    f"{path}: {where}params.{key} must be a whole number between {-MAX_PARAM} "
+                    f"and {MAX_PARAM}, not {value}"
                 )
         sections.append(
             GameSection(

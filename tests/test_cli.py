@@ -801,3 +801,240 @@ def test_new_bot_writes_a_bot_that_loads_and_plays(cli, tmp_path, monkeypatch):
     assert rows["my-bot"]["games"] == 4 and rows["my-bot"]["faults"] == 0
     again = cli("new-bot", "my-bot", "--game", "td")
     assert again.exit_code == 2 and "already exists" in again.stderr
+
+
+# --- numbers that are not numbers, out of range, from the command line or a tournament file ------
+
+BAD_NUMBERS = {
+    # A NaN compares false with everything: a NaN move time never ran out, and Ctrl-C then waited
+    # forever for a bot that slept.
+    "move-time-nan": (["--move-time", "nan"], ["--move-time", "nan"]),
+    "move-time-inf": (["--move-time", "inf"], ["--move-time", "inf"]),
+    "move-time-minus-inf": (["--move-time", "-inf"], ["--move-time", "-inf"]),
+    "move-time-overflow": (["--move-time", "1e400"], ["--move-time", "inf"]),
+    "move-time-huge": (["--move-time", "1e300"], ["--move-time", "3600"]),
+    "games-huge": (["--games", str(10**30)], ["--games", str(10**30)]),
+    "jobs-huge": (["--jobs", "100000"], ["--jobs", "100000"]),
+    "bot-memory-small": (["--bot-memory", "10"], ["--bot-memory", "10"]),
+    # Bigger than an rlimit holds: every bot process failed to start, every seat forfeited.
+    "bot-memory-huge": (["--bot-memory", str(10**15)], ["--bot-memory", str(10**15)]),
+    "bot-cpu-0": (["--bot-cpu", "0"], ["--bot-cpu", "0"]),
+    "bot-cpu-huge": (["--bot-cpu", str(10**20)], ["--bot-cpu", str(10**20)]),
+    "isolation-unknown": (["--isolation", "container"], ["--isolation", "'container'"]),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_NUMBERS))
+def test_a_number_option_that_is_not_finite_or_out_of_range_is_exit_2_one_line(
+    cli, bots_dir, db_path, case
+):
+    args, fragments = BAD_NUMBERS[case]
+    result = cli(
+        "run", "--games", 2, "--seed", 1, "--db", db_path, "--bots-dir", bots_dir, "-q", *args
+    )
+    assert_one_line_error(result, *fragments)
+    assert not db_path.exists() or count_games(db_path) == 0
+
+
+BAD_FILE_VALUES = {
+    "move-time-nan": ("move_time = nan\n", "move_time", "nan"),
+    "move-time-inf": ("move_time = inf\n", "move_time", "inf"),
+    "move-time-minus-inf": ("move_time = -inf\n", "move_time", "-inf"),
+    "move-time-overflow": ("move_time = 1e400\n", "move_time", "inf"),
+    "move-time-negative": ("move_time = -1\n", "move_time", "-1"),
+    "move-time-zero": ("move_time = 0\n", "move_time", "0"),
+    "move-time-huge-int": (f"move_time = {10**30}\n", "move_time", str(10**30)),
+    "games-0": ("games = 0\n", "games", "0"),
+    "games-huge": (f"games = {10**30}\n", "games", str(10**30)),
+    "max-faults-0": ("max_faults = 0\n", "max_faults", "0"),
+    "jobs-0": ("jobs = 0\n", "jobs", "0"),
+    "jobs-huge": ("jobs = 100000\n", "jobs", "100000"),
+    "bot-memory-small": ("bot_memory = 1\n", "bot_memory", "1"),
+    "bot-memory-huge": (f"bot_memory = {10**15}\n", "bot_memory", str(10**15)),
+    "bot-cpu-0": ("bot_cpu = 0\n", "bot_cpu", "0"),
+    "bot-cpu-huge": (f"bot_cpu = {10**20}\n", "bot_cpu", str(10**20)),
+    "isolation-unknown": ('isolation = "container"\n', "isolation", "'container'"),
+    "players-12": (
+        "[game.how-low-can-you-go]\nplayers = 12\n",
+        "game.how-low-can-you-go.players",
+        "not 12",
+    ),
+    "players-3-fixed-size": ("[game.td]\nplayers = 3\n", "game.td.players", "not 3"),
+    "sigma-inf": ("[game.twenty-down]\nsigma = inf\n", "game.twenty-down.sigma", "inf"),
+    "beta-nan": ("[game.twenty-down]\nbeta = nan\n", "game.twenty-down.beta", "nan"),
+    "tau-negative": ("[game.twenty-down]\ntau = -1\n", "game.twenty-down.tau", "-1"),
+    "beta-too-big-to-rate": ("[game.twenty-down]\nbeta = 1e200\n", "game.twenty-down", "1e+200"),
+    "draw-probability": (
+        "[game.twenty-down]\ndraw_probability = 1.5\n",
+        "game.twenty-down.draw_probability",
+        "1.5",
+    ),
+    "param-huge": (
+        f"[game.how-low-can-you-go]\nparams = {{ starting_chips = {10**30} }}\n",
+        "game.how-low-can-you-go.params.starting_chips",
+        str(10**30),
+    ),
+    "param-unknown": (
+        "[game.twenty-down]\nparams = { speed = 2 }\n",
+        "game.twenty-down",
+        "no parameter 'speed'",
+    ),
+    "bots-empty": ("bots = []\n", "bots", "no bot"),
+    "game-bots-empty": ("[game.twenty-down]\nbots = []\n", "game.twenty-down.bots", "no bot"),
+    "bots-dir-empty": ("bots_dir = []\n", "bots_dir", "no folder"),
+    "bots-unknown": ('bots = ["rando", "first"]\n', "bots", "unknown bot 'rando'"),
+    "game-bots-unknown": (
+        '[game.twenty-down]\nbots = ["rando", "first"]\n',
+        "game.twenty-down.bots",
+        "unknown bot 'rando'",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_FILE_VALUES))
+def test_a_bad_value_in_a_tournament_file_is_one_line_naming_the_file_and_key_not_an_option(
+    cli, bots_dir, tmp_path, case
+):
+    source, key, value = BAD_FILE_VALUES[case]
+    toml = tmp_path / "cup.toml"
+    head = "" if source.startswith("games") else "games = 2\n"
+    toml.write_text(head + source, encoding="utf-8")
+    db = tmp_path / "x.db"
+    result = cli("run", toml, "--db", db, "--bots-dir", bots_dir, "-q")
+    line = assert_one_line_error(result, f"{toml}: {key}", value)
+    # The user wrote move_time in the file, not --move-time on the command line.
+    assert " --" not in line.replace(str(toml), "FILE"), line
+    assert not db.exists() or count_games(db) == 0
+
+
+def test_the_command_line_value_is_named_as_an_option_even_with_a_tournament_file(
+    cli, bots_dir, tmp_path
+):
+    toml = tmp_path / "cup.toml"
+    toml.write_text("games = 2\nmove_time = 0.5\n[game.how-low-can-you-go]\nplayers = 3\n")
+    db = tmp_path / "x.db"
+    options = ["--db", db, "--bots-dir", bots_dir, "-q"]
+    line = assert_one_line_error(cli("run", toml, *options, "--move-time", "nan"), "--move-time")
+    assert "move_time" not in line
+    line = assert_one_line_error(cli("run", toml, *options, "--players", 12), "not 12")
+    assert str(toml) not in line
+    # A bad value in the file that the command line overrides is never used.
+    toml.write_text("games = 2\nmove_time = nan\n[game.twenty-down]\n")
+    ok(cli("run", toml, *options, "--move-time", 0.5, "-j", 1))
+
+
+@pytest.mark.parametrize("value", ["", ",", " , ", ",,"])
+def test_an_empty_bot_list_is_an_error_not_every_bot(cli, bots_dir, tmp_path, value):
+    db = tmp_path / "x.db"
+    result = cli("run", "--bots", value, "--games", 2, "--db", db, "--bots-dir", bots_dir, "-q")
+    assert_one_line_error(result, "--bots", "no bot")
+    assert not db.exists() or count_games(db) == 0
+    # Nor does it fall back to the bots of a tournament file.
+    toml = tmp_path / "cup.toml"
+    toml.write_text('games = 2\nbots = ["random", "first"]\n')
+    result = cli("run", toml, "--bots", value, "--db", db, "--bots-dir", bots_dir, "-q")
+    assert_one_line_error(result, "--bots", "no bot")
+    # arena play: the same.
+    played = cli("play", "td", "--bots", value, "--bots-dir", bots_dir, input="q\n")
+    assert_one_line_error(played, "--bots", "no bot")
+
+
+def test_play_refuses_a_move_time_that_is_not_a_finite_positive_number(cli, bots_dir):
+    for value in ("nan", "inf", "0", "-1"):
+        played = cli("play", "td", "--move-time", value, "--bots-dir", bots_dir, input="q\n")
+        assert_one_line_error(played, "--move-time", value)
+
+
+def test_ratings_that_overflow_in_the_middle_of_a_run_stop_it_in_one_line_keeping_the_games_before(
+    cli, bots_dir, db_path, monkeypatch
+):
+    """TrueSkill's floats can overflow with extreme environments (a tournament file sets them;
+    the plan rates two trial games first, but not every game a run will see)."""
+    calls = []
+
+    class Overflowing(tournament_module.RatingTable):
+        def update(self, placings):
+            calls.append(placings)
+            if len(calls) == 3:
+                raise ZeroDivisionError("float division by zero")
+            return super().update(placings)
+
+    monkeypatch.setattr(tournament_module, "RatingTable", Overflowing)
+    result = cli(*run_args(bots_dir, db_path, "--game", "td", games=6))
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    lines = result.stderr.strip().splitlines()
+    assert lines[-1].startswith("arena: error: twenty-down: TrueSkill cannot rate a game")
+    assert "float division by zero" in lines[-1]
+    assert [line for line in lines if "error" in line] == [lines[-1]]  # after the header lines
+    assert count_games(db_path, "twenty-down") == 2
+
+
+# --- what a resumed run keeps, and the hint that resumes it ---------------------------------------
+
+
+def interrupted_hint(stderr: str) -> list[str]:
+    """The command printed after Ctrl-C, split as a shell would split it."""
+    import shlex
+
+    (line,) = [line for line in stderr.splitlines() if "continue with: " in line]
+    return shlex.split(line.split("continue with: ", 1)[1])
+
+
+def test_the_ctrl_c_hint_names_the_database_and_bot_folders_of_a_tournament_file(
+    cli, bots_dir, tmp_path, monkeypatch
+):
+    folder = Path("my bots")  # relative to the working directory, with a space
+    shutil.copytree(bots_dir, folder)
+    toml = tmp_path / "cup.toml"
+    toml.write_text('games = 6\nseed = "hint"\ndb = "lb/cup.db"\nbots_dir = "my bots"\n[game.td]\n')
+    interrupt_after(monkeypatch, 2)
+    stopped = cli("run", toml, "-j", 1, "-q")
+    assert stopped.exit_code == 130, stopped.output
+    hint = interrupted_hint(stopped.stderr)
+    assert hint == ["arena", "run", "--resume", "--db", "lb/cup.db", "--bots-dir", "my bots"]
+    resumed = ok(cli(*hint[1:], "-j", 1, "-q"))
+    assert "resumed run 1: 2 games were already stored" in resumed.stderr
+    assert count_games(Path("lb/cup.db"), "twenty-down") == 6
+
+
+def test_a_run_stores_its_isolation_and_limits_outside_the_identity_of_the_run(
+    cli, bots_dir, tmp_path
+):
+    db = tmp_path / "iso.db"
+    extra = ["--game", "td", "--isolation", "process", "--bot-memory", 512, "--bot-cpu", 60]
+    ok(cli(*run_args(bots_dir, db, *extra, games=2, seed="same")))
+    ok(cli(*run_args(bots_dir, db, "--game", "td", games=2, seed="same")))
+    with sqlite3.connect(db) as con:
+        rows = con.execute("SELECT config, settings FROM runs ORDER BY id").fetchall()
+    (process_config, process_settings), (shared_config, shared_settings) = rows
+    # The same games and results in both modes: the same identity.
+    assert process_config == shared_config
+    assert json.loads(process_settings) == {
+        "isolation": "process",
+        "bot_memory": 512,
+        "bot_cpu": 60,
+    }
+    assert json.loads(shared_settings) == {
+        "isolation": "shared",
+        "bot_memory": 1024,
+        "bot_cpu": None,
+    }
+
+
+def test_an_interrupted_run_of_an_older_database_resumes_in_shared_mode(
+    cli, bots_dir, tmp_path, monkeypatch
+):
+    """Before the isolation of a run was stored, its runs table had no settings column."""
+    db = tmp_path / "old.db"
+    interrupt_after(monkeypatch, 2)
+    stopped = cli(*run_args(bots_dir, db, "--game", "td", games=5, seed="old"))
+    assert stopped.exit_code == 130
+    with sqlite3.connect(db) as con:
+        con.execute("ALTER TABLE runs DROP COLUMN settings")
+    # An older database can still be shown.
+    assert leaderboard_json(cli, db)["twenty-down"]
+    resumed = ok(cli("run", "--resume", "--db", db, "--bots-dir", bots_dir, "-j", 1, "-q"))
+    assert "isolation shared" in resumed.stderr
+    assert "resumed run 1: 2 games were already stored" in resumed.stderr
+    assert count_games(db, "twenty-down") == 5

@@ -19,6 +19,8 @@ import hashlib
 import json
 import os
 import random
+import resource
+import shlex
 import shutil
 import signal
 import sqlite3
@@ -575,3 +577,163 @@ def test_resume_on_an_unusable_database_is_a_clear_error_and_left_as_it_was(
     assert_clear_error(arena, str(played_db), fragment)
     assert arena.stdout == ""
     assert digest(played_db) == before
+
+
+# --- Ctrl-C, the command it prints, and what a resumed run keeps ----------------------------------
+
+# Writes, once per process it plays in, the memory and CPU-time limits of that process; about
+# 5 ms a decision, so that a run can be interrupted while it plays its second game.
+LIMITS = bot_file(
+    "limits",
+    """
+    if not SEEN:
+        SEEN.append(True)
+        memory = resource.getrlimit(resource.RLIMIT_AS)[0]
+        cpu = resource.getrlimit(resource.RLIMIT_CPU)[0]
+        with open(Path(__file__).with_name("limits.log"), "a") as log:
+            log.write(f"{memory} {cpu}\\n")
+    time.sleep(0.005)
+    legal = observation.legal_actions
+    return legal[self.rng.randrange(len(legal))]
+    """,
+    header="import os\nimport resource\nimport time\nfrom pathlib import Path\n\nSEEN = []\n"
+    # every process that imports the file says so
+    'with open(Path(__file__).with_name("imports.log"), "a") as log:\n'
+    '    log.write(f"{os.getpid()}\\n")',
+)
+MIB = 1024 * 1024
+NO_LIMITS = (
+    f"{resource.getrlimit(resource.RLIMIT_AS)[0]} {resource.getrlimit(resource.RLIMIT_CPU)[0]}"
+)
+
+
+def limits_seen(bots: Path) -> set[str]:
+    """The limits each process that played the limits bot had since the last look; forgets them."""
+    log = bots / "limits.log"
+    if not log.exists():
+        return set()
+    seen = set(log.read_text().splitlines())
+    log.unlink()
+    return seen
+
+
+def importers(bots: Path) -> set[int]:
+    """The processes that imported the limits bot's file since the last look; forgets them."""
+    log = bots / "imports.log"
+    if not log.exists():
+        return set()
+    seen = {int(pid) for pid in log.read_text().split()}
+    log.unlink()
+    return seen
+
+
+def ctrl_c_when(arena: Arena, ready, timeout: float = 60) -> int:
+    """Ctrl-C as a terminal sends it (SIGINT to the run's process group) once ``ready()``; the exit
+    code of the run."""
+    deadline = time.monotonic() + timeout
+    while not ready():
+        if arena.proc.poll() is not None:
+            pytest.fail(
+                f"the run ended before Ctrl-C (code {arena.proc.returncode}): {arena.stderr}"
+            )
+        if time.monotonic() > deadline:
+            arena.kill()
+            pytest.fail("the run never got far enough to be interrupted")
+        time.sleep(0.01)
+    os.killpg(arena.proc.pid, signal.SIGINT)
+    return arena.wait()
+
+
+def interrupted_hint(stderr: str) -> list[str]:
+    """The command printed after Ctrl-C, split as a shell would split it."""
+    (line,) = [line for line in stderr.splitlines() if "continue with: " in line]
+    return shlex.split(line.split("continue with: ", 1)[1])
+
+
+def header(stderr: str) -> str:
+    (line,) = [line for line in stderr.splitlines() if line.startswith("seed ")]
+    return line
+
+
+@pytest.mark.slow
+def test_the_ctrl_c_hint_resumes_a_process_isolation_run_with_its_isolation_and_bot_limits(
+    tmp_path,
+):
+    """``arena run --isolation process`` with its own bot folder and database, Ctrl-C: the
+    command it prints works as printed, and the rest of the run is played by bot processes with
+    the limits the run began with (it was played in shared mode, unlimited, before)."""
+    bots = write_bots(
+        tmp_path / "contest bots",
+        {"random_bot.py": RANDOM_BOT, "first_bot.py": FIRST_BOT, "limits.py": LIMITS},
+    )
+    db = tmp_path / "contest.db"
+    total = 8
+    common = ["--games", total, "--seed", "contest", "-j", 1, "--bots", "limits,random,first"]
+    common += ["--game", "how-low", "--game", TD]
+    limits = ["--isolation", "process", "--bot-memory", 512, "--bot-cpu", 600]
+    started = Arena(tmp_path, "run", *common, "--db", db, "--bots-dir", bots, *limits)
+    # Ctrl-C once the first game's games are stored, while the second's are played.
+    assert ctrl_c_when(started, lambda: games_stored(db) >= total) == 130, started.stderr
+    stored = games_stored(db)
+    assert total <= stored < 2 * total, "interrupted too late"
+    assert "Traceback" not in started.stderr
+    assert "isolation process" in header(started.stderr)
+    assert limits_seen(bots) == {f"{512 * MIB} 600"}
+    loaders = importers(bots)  # the loading process and the bot processes, never the run itself
+    assert loaders and started.proc.pid not in loaders
+
+    hint = interrupted_hint(started.stderr)
+    assert hint == ["arena", "run", "--resume", "--db", str(db), "--bots-dir", str(bots)]
+    resumed = run_to_end(tmp_path, *hint[1:])
+    assert resumed.proc.returncode == 0, resumed.stderr
+    assert "isolation process" in header(resumed.stderr)
+    assert f"resumed run 1: {stored} games were already stored" in resumed.stderr
+    assert limits_seen(bots) == {f"{512 * MIB} 600"}
+    # Continued in process isolation without saying so: the files were not imported here either.
+    assert resumed.proc.pid not in importers(bots)
+    assert query(db, "SELECT id, status FROM runs") == [(1, "finished")]
+
+    # Results do not depend on the isolation: the same as one shared run, never interrupted.
+    reference_db = tmp_path / "reference.db"
+    reference = run_to_end(tmp_path, "run", *common, "--db", reference_db, "--bots-dir", bots)
+    assert reference.proc.returncode == 0, reference.stderr
+    assert "isolation shared" in header(reference.stderr)
+    assert limits_seen(bots) == {NO_LIMITS}
+    assert reference.proc.pid in importers(bots)  # the shared mode loads them here
+    assert results(db) == results(reference_db)
+
+
+@pytest.mark.slow
+def test_rerunning_a_tournament_file_keeps_the_isolation_it_began_with_unless_the_command_line_says(
+    tmp_path,
+):
+    bots = write_bots(
+        tmp_path / "bots",
+        {"random_bot.py": RANDOM_BOT, "first_bot.py": FIRST_BOT, "limits.py": LIMITS},
+    )
+    db = tmp_path / "cup.db"
+    total = 8
+    cup = tmp_path / "cup.toml"
+    cup.write_text(
+        f'games = {total}\nseed = "cup"\njobs = 1\ndb = "{db}"\nbots_dir = "{bots}"\n'
+        'bots = ["limits", "random", "first"]\n[game.how-low-can-you-go]\n[game.twenty-down]\n',
+        encoding="utf-8",
+    )
+    # 1. Begun in process isolation, stopped while the second game is played.
+    started = Arena(tmp_path, "run", cup, "--isolation", "process", "--bot-memory", 256)
+    assert ctrl_c_when(started, lambda: games_stored(db) >= total) == 130, started.stderr
+    assert limits_seen(bots) == {f"{256 * MIB} -1"}
+    # 2. The same file again: still process isolation, the same limits (stopped again as soon
+    # as a bot process has played).
+    again = Arena(tmp_path, "run", cup)
+    assert ctrl_c_when(again, lambda: (bots / "limits.log").exists()) == 130, again.stderr
+    assert "isolation process" in header(again.stderr)
+    assert limits_seen(bots) == {f"{256 * MIB} -1"}
+    # 3. An explicit --isolation wins, and the run ends in shared mode.
+    last = run_to_end(tmp_path, "run", cup, "--isolation", "shared")
+    assert last.proc.returncode == 0, last.stderr
+    assert "isolation shared" in header(last.stderr)
+    assert "resumed run 1:" in last.stderr
+    assert limits_seen(bots) == {NO_LIMITS}
+    assert query(db, "SELECT id, status FROM runs") == [(1, "finished")]
+    check_integrity(db, {"how-low-can-you-go": total, TD: total}, done=True)

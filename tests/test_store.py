@@ -252,3 +252,37 @@ def test_chmod_read_only_database_is_reported_and_kept(cli, bots_dir, played_db)
     finally:
         played_db.chmod(0o644)
     assert digest(played_db) == before
+
+
+def test_database_from_before_runs_kept_their_isolation_still_opens_shows_and_resumes(tmp_path):
+    """Older arenas made the runs table without the settings a run is played with (isolation,
+    bot limits): such a file is shown unchanged, and a run resumes from it (with no settings:
+    shared, the default), after which the runs keep their settings."""
+    path = tmp_path / "old.db"
+    Store(path).close()
+    con = sqlite3.connect(path)
+    con.execute("ALTER TABLE runs DROP COLUMN settings")
+    con.execute(
+        "INSERT INTO runs(created, seed, config, status) VALUES (0, 'old', ?, 'interrupted')",
+        ('{"games": 1}',),
+    )
+    con.commit()
+    con.close()
+    before = digest(path)
+
+    shown = Store(path, create=False)
+    assert shown.latest_unfinished_run().settings == {}
+    shown.close()
+    assert digest(path) == before
+
+    store = Store(path)
+    run = store.find_run({"games": 1})
+    assert (run.id, run.seed, run.settings) == (1, "old", {})
+    played_with = {"isolation": "process", "bot_memory": 512, "bot_cpu": None}
+    store.set_run_settings(run.id, played_with)
+    assert store.find_run({"games": 1}).settings == played_with
+    new = store.start_run("new", {"games": 2}, {"isolation": "shared"})
+    assert store.unfinished_runs()[0].id == new
+    assert store.unfinished_runs()[0].settings == {"isolation": "shared"}
+    assert store.unfinished_runs()[0].config == {"games": 2}
+    store.close()
