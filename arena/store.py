@@ -105,7 +105,7 @@ class RunInfo:
 def _explain(exc: sqlite3.Error, path: Path) -> str:
     text = str(exc)
     if "locked" in text or "busy" in text:
-        return f"{path}: the database is locked by another arena process; wait for it or use --db"
+        return f"{path}: the database is locked by another process (another arena run?); wait for it or use --db"
     if "readonly" in text or "read-only" in text:
         return f"{path}: the database is read-only; make it writable or use --db"
     if "not a database" in text or "malformed" in text or "corrupt" in text:

@@ -300,7 +300,7 @@ def test_killed_run_continues_to_the_leaderboard_of_a_run_never_killed(tmp_path,
     assert code == 1, arena.stderr
     assert "Traceback" not in arena.stderr
     assert arena.stderr.strip().splitlines()[-1] == (
-        f"arena: error: {db}: the database is locked by another arena process; "
+        f"arena: error: {db}: the database is locked by another process (another arena run?); "
         "wait for it or use --db"
     )
     assert games_stored(db) == locked_at
