@@ -126,7 +126,11 @@ def run(
     ] = None,
     jobs: Annotated[
         int | None,
-        typer.Option("--jobs", "-j", help="Worker processes. [default: the number of cores]"),
+        typer.Option(
+            "--jobs",
+            "-j",
+            help="Game worker processes. [default: the number of cores; with --isolation process, half]",
+        ),
     ] = None,
     move_time: Annotated[
         float | None, typer.Option(help="Seconds a bot may take per decision. [default: 1.0]")
@@ -221,7 +225,6 @@ def run(
             check_setting("jobs", n_jobs, named(jobs, "jobs"))
     except PlanError as exc:
         raise fail(str(exc)) from None
-    n_jobs = default_jobs() if n_jobs is None else n_jobs
 
     db_path = Path(pick(db, "db", None) or default_db())
     seed_value = pick(seed, "seed", None)
@@ -297,6 +300,8 @@ def run(
         else:
             chosen[key] = settings.get(key, defaults[key])
     mode = chosen["isolation"]
+    if n_jobs is None:
+        n_jobs = default_jobs(mode)
     if isolated and mode == "shared":  # a shared run after all: its bots run here
         loaded = {str(error) for error in registry.errors}
         registry = _registry(bots_dir, quiet=True)

@@ -302,11 +302,15 @@ def _is_main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
-def default_jobs() -> int:
+def default_jobs(isolation: str = "shared") -> int:
+    """One game worker per core; with ``--isolation process``, one per two cores: a worker's bot
+    processes keep about one more core busy (on two cores, one worker plays 8 % faster than two,
+    ``arena bench``)."""
     try:
-        return max(1, len(os.sched_getaffinity(0)))
+        cores = len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
+        cores = os.cpu_count() or 1
+    return max(1, cores // 2 if isolation == "process" else cores)
 
 
 def default_db() -> Path:

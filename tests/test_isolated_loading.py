@@ -189,3 +189,25 @@ def test_ctrl_c_while_a_file_hangs_its_loading_process_stops_the_run_at_once(tmp
     _, err = proc.communicate(timeout=20)
     assert proc.returncode == 130, err
     assert time.monotonic() - began < 5 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("cores,shared,process", [(1, 1, 1), (2, 2, 1), (3, 3, 1), (8, 8, 4)])
+def test_process_isolation_runs_one_game_worker_per_two_cores_by_default(
+    monkeypatch, cores, shared, process
+):
+    """Each worker's bot processes keep about one more core busy (arena bench: on two cores one
+    worker plays faster than two)."""
+    from arena import tournament
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cores)))
+    assert tournament.default_jobs() == tournament.default_jobs("shared") == shared
+    assert tournament.default_jobs("process") == process
+
+
+def test_the_run_says_how_many_workers_it_uses_in_process_isolation(tmp_path):
+    folder = write_bots(tmp_path / "bots", STANDARD_BOTS)
+    args = ["run", "--games", 2, "--db", tmp_path / "r.db", "--bots-dir", folder, "-q"]
+    proc = arena_process(*args, "--isolation", "process", "--game", "td")
+    assert proc.returncode == 0, proc.stderr
+    workers = max(1, len(os.sched_getaffinity(0)) // 2)
+    assert f"{workers} job(s), isolation process" in proc.stderr
