@@ -64,9 +64,17 @@ def _registry(
     else:
         registry = load_registry(folders or None)
     if not quiet:
-        for error in registry.errors:
-            typer.echo(f"arena: warning: {error}", err=True)
+        _warn(registry)
     return registry
+
+
+def _warn(registry) -> None:
+    for error in registry.errors:
+        typer.echo(f"arena: warning: {error}", err=True)
+
+
+class _TryAgain(Exception):
+    """The run was settled against a registry that is not the one it is played with."""
 
 
 def _open_store(db: Path, create: bool = True):
@@ -235,79 +243,100 @@ def run(
         # Folders in a tournament file are relative to the working directory, like ./bots.
         bots_dir = [Path(d) for d in ([file_dirs] if isinstance(file_dirs, str) else file_dirs)]
     bot_names = _split(bots)
-    # With --isolation process no bot file runs here, where the results are kept, not even to be
-    # loaded. The mode is settled below (a continued run keeps its own): load the files in a
-    # loading process of their own whenever it may be process.
-    isolated = _may_run_isolated(given["isolation"], settings.get("isolation"), db_path)
-    loading_memory = pick(bot_memory, "bot_memory", 1024)
-    registry = _registry(bots_dir, isolated=isolated, memory_mib=loading_memory)
+    from_file = {
+        key
+        for key, value in (
+            ("games", games),
+            ("move_time", move_time),
+            ("max_faults", max_faults),
+            ("bots", bot_names),
+        )
+        if value is None and key in settings
+    }
 
-    if resume:
+    def settle(registry, final: bool):
+        """The run this command plays or continues, and how: (store, tournament, the stored run
+        it continues or None, the isolation and bot limits chosen). Not ``final``: _TryAgain
+        instead of an error."""
+
+        def stop(message: str) -> Exception:
+            return fail(message) if final else _TryAgain()
+
         store = _open_store(db_path)
-        previous = store.latest_unfinished_run()
-        if previous is None:
-            raise fail(f"{db_path}: no interrupted run to resume")
-        tournament = _tournament_from_identity(previous.config)
-        _check_bots_present(registry, tournament, bots_dir)
-    else:
-        from_file = {
-            key
-            for key, value in (
-                ("games", games),
-                ("move_time", move_time),
-                ("max_faults", max_faults),
-                ("bots", bot_names),
-            )
-            if value is None and key in settings
-        }
         try:
-            tournament = build_tournament(
-                registry,
-                games=pick(games, "games", 100),
-                game_names=game,
-                bots=pick(bot_names, "bots", None),
-                players=players,
-                seed=seed_value,
-                move_time=pick(move_time, "move_time", 1.0),
-                max_faults=pick(max_faults, "max_faults", 3),
-                records=records,
-                sections=sections,
-                duplicate=pick(duplicate, "duplicate", True),
-                source=tournament_file,
-                from_file=from_file,
-            )
-        except PlanError as exc:
-            raise fail(str(exc)) from None
-        store = _open_store(db_path)
-        if seed_value is None:
-            # Rerunning the same command without --seed continues its interrupted run.
-            for run in store.unfinished_runs():
-                if {**run.config, "seed": tournament.seed} == tournament.identity():
-                    tournament.seed = run.seed
-                    break
-        previous = store.find_run(tournament.identity())
+            if resume:
+                previous = store.latest_unfinished_run()
+                if previous is None:
+                    raise stop(f"{db_path}: no interrupted run to resume")
+                tournament = _tournament_from_identity(previous.config)
+                missing = _missing_for(registry, tournament, bots_dir)
+                if missing:
+                    raise stop(missing)
+            else:
+                try:
+                    tournament = build_tournament(
+                        registry,
+                        games=pick(games, "games", 100),
+                        game_names=game,
+                        bots=pick(bot_names, "bots", None),
+                        players=players,
+                        seed=seed_value,
+                        move_time=pick(move_time, "move_time", 1.0),
+                        max_faults=pick(max_faults, "max_faults", 3),
+                        records=records,
+                        sections=sections,
+                        duplicate=pick(duplicate, "duplicate", True),
+                        source=tournament_file,
+                        from_file=from_file,
+                    )
+                except PlanError as exc:
+                    raise stop(str(exc)) from None
+                if seed_value is None:
+                    # Rerunning the same command without --seed continues its interrupted run.
+                    for run in store.unfinished_runs():
+                        if {**run.config, "seed": tournament.seed} == tournament.identity():
+                            tournament.seed = run.seed
+                            break
+                previous = store.find_run(tournament.identity())
+        except BaseException:
+            store.close()
+            raise
+        # A continued run keeps the isolation and bot limits it was played with (a run stored
+        # before they were kept has none: the file's or the defaults), unless this command says.
+        kept = previous.settings if previous is not None else {}
+        defaults = {"isolation": "shared", "bot_memory": 1024, "bot_cpu": None}
+        chosen = {}
+        for key, value in given.items():
+            if value is not None:
+                chosen[key] = value
+            elif key in kept and _usable(key, kept[key]):
+                chosen[key] = kept[key]
+            else:
+                chosen[key] = settings.get(key, defaults[key])
+        return store, tournament, previous, chosen
 
-    # A continued run keeps the isolation and bot limits it was played with (a run stored before
-    # they were kept has none: the file's or the defaults), unless this command line says.
-    kept = previous.settings if previous is not None else {}
-    defaults = {"isolation": "shared", "bot_memory": 1024, "bot_cpu": None}
-    chosen = {}
-    for key, value in given.items():
-        if value is not None:
-            chosen[key] = value
-        elif key in kept and _usable(key, kept[key]):
-            chosen[key] = kept[key]
-        else:
-            chosen[key] = settings.get(key, defaults[key])
+    # With --isolation process no bot file runs here, where the results are kept, not even to be
+    # loaded: the files are loaded in loading processes of their own whenever the run may be
+    # process-isolated. When only an unfinished process-isolated run of the database says it may
+    # (a continued run keeps its isolation), that is settled first, quietly; a run that is not
+    # that one after all loads its files here and is settled again.
+    isolated = _may_run_isolated(given["isolation"], settings.get("isolation"), db_path)
+    maybe = isolated and given["isolation"] is None and settings.get("isolation") != "process"
+    loading_memory = pick(bot_memory, "bot_memory", 1024)
+    registry = _registry(bots_dir, quiet=maybe, isolated=isolated, memory_mib=loading_memory)
+    try:
+        store, tournament, previous, chosen = settle(registry, final=not maybe)
+        if maybe and chosen["isolation"] == "shared":
+            store.close()
+            raise _TryAgain()
+        if maybe:
+            _warn(registry)
+    except _TryAgain:
+        registry = _registry(bots_dir)
+        store, tournament, previous, chosen = settle(registry, final=True)
     mode = chosen["isolation"]
     if n_jobs is None:
         n_jobs = default_jobs(mode)
-    if isolated and mode == "shared":  # a shared run after all: its bots run here
-        loaded = {str(error) for error in registry.errors}
-        registry = _registry(bots_dir, quiet=True)
-        for error in registry.errors:
-            if str(error) not in loaded:
-                typer.echo(f"arena: warning: {error}", err=True)
     tournament.isolation = mode
     tournament.bot_memory, tournament.bot_cpu = chosen["bot_memory"], chosen["bot_cpu"]
     for plan in tournament.plans:
@@ -426,19 +455,21 @@ def _usable(key: str, value) -> bool:
     return True
 
 
-def _check_bots_present(registry, tournament, bots_dir) -> None:
+def _missing_for(registry, tournament, bots_dir) -> str | None:
+    """Why the run cannot be continued with these games and bots, if it cannot."""
     from .plugins import default_bots_dirs
 
     for plan in tournament.plans:
         if plan.game not in registry.games:
-            raise fail(f"cannot resume: game {plan.game!r} is no longer registered")
+            return f"cannot resume: game {plan.game!r} is no longer registered"
         for bot in plan.bots:
             if bot not in registry.bots:
                 folders = ", ".join(map(str, _folders(bots_dir) or default_bots_dirs()))
-                raise fail(
+                return (
                     f"cannot resume: bot {bot!r} is no longer loaded (bot folders: {folders}; "
                     "name the run's with --bots-dir)"
                 )
+    return None
 
 
 @app.command()

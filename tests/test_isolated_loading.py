@@ -211,3 +211,22 @@ def test_the_run_says_how_many_workers_it_uses_in_process_isolation(tmp_path):
     assert proc.returncode == 0, proc.stderr
     workers = max(1, len(os.sched_getaffinity(0)) // 2)
     assert f"{workers} job(s), isolation process" in proc.stderr
+
+
+def test_an_unrelated_unfinished_process_isolated_run_does_not_change_a_shared_one(tmp_path):
+    """Found in review: the files were loaded for process isolation because some unfinished run
+    of the database was process-isolated, and a shared run of a game registered by a bot file
+    then failed ("unknown game") with a warning that made no sense for it."""
+    from test_plugins import GAME_PLUGIN
+
+    from arena.store import Store
+
+    folder = write_bots(tmp_path / "bots", {**STANDARD_BOTS, "pick_game.py": GAME_PLUGIN})
+    db = tmp_path / "mixed.db"
+    store = Store(db)
+    store.start_run("other", {"another": "run"}, {"isolation": "process", "bot_memory": 512})
+    store.close()
+    proc = arena_process(*run_args(folder, db, "--game", "p3", games=4, seed="p3"))
+    assert proc.returncode == 0, proc.stderr
+    assert "isolation shared" in proc.stderr and "warning" not in proc.stderr, proc.stderr
+    assert "pick-three" in proc.stdout
