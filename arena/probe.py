@@ -4,16 +4,17 @@ To learn which bots a file registers, its code must run: its imports, its module
 ``arena_register_bots`` hook. In the shared mode arena runs them itself. With ``--isolation
 process`` no bot code may run in the process that keeps the results: a file could end that process
 at import (``os._exit``), hang it, or look around in it. So a fresh *loading process*
-(``python -m arena.probe``), under the limits of a bot process (the memory limit, the signal
-filter, no access to other processes' memory), imports the files one at a time and reports on a
-pipe, as JSON lines, what each registered (each bot's name, games and settings, as text) or why it
-failed. Arena's process rebuilds the registry from the reports, in the same order and with the same
-errors as loading the files itself, with stand-in classes that carry a name and games only: the
-bots' code runs only in their own processes (``arena.bothost``).
+(``python -m arena.probe``) for each file, under the limits of a bot process (the memory limit, the
+signal filter, no access to other processes' memory), imports it and reports on a pipe, as JSON
+lines, what it registered (each bot's name, games and settings, as text) or why it failed. Arena's
+process rebuilds the registry from the reports, in the same order and with the same errors as
+loading the files itself, with stand-in classes that carry a name and games only: the bots' code
+runs only in their own processes (``arena.bothost``).
 
-A file that ends its loading process, or does not finish loading within ``LOAD_SECONDS``, is a
-load error naming it; a new loading process goes on with the next file. What the loading process
-writes is checked as hostile input. A bot file may not register games in this mode: a game's
+One process per file (a few at once): a file can neither forge another's report, nor end the
+process while another loads, nor take memory from another. A file that ends its loading process,
+or does not finish loading within ``LOAD_SECONDS``, is a load error naming it. What a loading
+process writes is checked as hostile input. A bot file may not register games in this mode: a game's
 engine runs inside arena. Installed entry points are imported by arena itself, as in the shared
 mode: they are installed packages, not files dropped into a folder.
 """
@@ -43,8 +44,11 @@ from .plugins import (
 
 CONFIG_ENV = "ARENA_PROBE"
 LOAD_SECONDS = 30.0  # for one file, as long as a bot process may take to start
-MAX_REPORT = 1 << 20  # bytes of one report line
-MAX_TEXT = 200  # characters of a name, a game or a setting shown
+PARALLEL = max(2, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 2)
+POLL_SECONDS = 0.1  # how often a loading process is looked at while its pipe says nothing
+MAX_REPORT = 16 << 20  # bytes of one report line
+MAX_MESSAGE = 1000  # characters of an error kept (one line)
+MAX_SETTING = 200  # characters of a setting's value shown
 
 
 class LoadedElsewhere(Bot):
@@ -109,95 +113,126 @@ def _register(loader: Loader, path: Path, report: dict | str) -> None:
 
 
 def _reports(paths: list[Path], memory_mib: int, seconds: float) -> list[dict | str]:
-    """One report per file: what it registered (a dict) or why it could not be loaded (a str)."""
+    """One report per file: what it registered (a dict) or why it could not be loaded (a str).
+    Each file has a loading process of its own (a file could otherwise forge the next file's
+    report, end the process while the next file loads, or leave it less memory), and up to
+    ``PARALLEL`` of them run at once."""
     reports: list[dict | str | None] = [None] * len(paths)
-    start = 0
-    while start < len(paths):
-        reports[start:] = _run_loading_process(paths[start:], memory_mib, seconds)
-        start = next((i for i, r in enumerate(reports) if r is None), len(paths))
+    waiting = list(reversed(range(len(paths))))
+    running: dict[int, _Loading] = {}  # by the file descriptor of its report pipe
+    try:
+        while waiting or running:
+            while waiting and len(running) < PARALLEL:
+                loading = _Loading(waiting.pop(), paths, memory_mib, seconds)
+                running[loading.fd] = loading
+            now = time.monotonic()
+            wait = min(POLL_SECONDS, *(max(0.0, r.deadline - now) for r in running.values()))
+            ready, _, _ = select.select(list(running), [], [], wait)
+            for fd in ready:
+                running[fd].read()
+            for fd, loading in list(running.items()):
+                if loading.report is None:
+                    loading.check(time.monotonic())
+                if loading.report is not None:
+                    reports[loading.index] = loading.report
+                    loading.stop()
+                    del running[fd]
+    finally:
+        for loading in running.values():
+            loading.stop()
     return reports  # type: ignore[return-value]
 
 
-def _run_loading_process(paths: list[Path], memory_mib: int, seconds: float) -> list:
-    """Reports for ``paths`` until the loading process fails; None for the files it did not get
-    to. It always reports on the first file, if only why that could not be loaded."""
-    reports: list = [None] * len(paths)
-    read_fd, write_fd = os.pipe()
-    config = {"paths": [str(p) for p in paths], "result_fd": write_fd, "memory": memory_mib}
-    package_root = str(Path(__file__).resolve().parent.parent)
-    env = dict(os.environ)
-    env[CONFIG_ENV] = json.dumps(config)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
-    try:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "arena.probe"],
-            pass_fds=(write_fd,),
-            env=env,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,  # its own process group: killed with whatever it started
-        )
-    finally:
-        os.close(write_fd)
-    current: int | None = None  # the file being loaded
-    following = 0  # the next file to begin
-    buffer = b""
-    try:
-        with os.fdopen(read_fd, "rb", buffering=0) as pipe:
-            deadline = time.monotonic() + seconds
-            while following < len(paths) or current is not None:
-                line, buffer, why = _next_line(pipe, buffer, deadline, seconds)
-                message = None if line is None else _parse(line, current, following, len(paths))
-                if message is None:
-                    if line is not None:
-                        why = "its loading process wrote something else than its report"
-                    if current is not None:
-                        reports[current] = why or _ended(process)
-                    elif following == 0:  # not even the first file begun
-                        reports[0] = f"could not be loaded: {why or _ended(process)}"
-                    return reports  # (between two files: a new loading process goes on)
-                if "bots" not in message:
-                    current = message["file"]
-                    deadline = time.monotonic() + seconds
-                else:
-                    reports[current] = message
-                    current, following = None, current + 1
-            return reports
-    finally:
-        _stop(process)
+class _Loading:
+    """One file's loading process, and what it has written so far."""
+
+    def __init__(self, index: int, paths: list[Path], memory_mib: int, seconds: float):
+        self.index = index
+        self.seconds = seconds
+        self.deadline = time.monotonic() + seconds
+        self.buffer = b""
+        self.report: dict | str | None = None
+        self.begun = False
+        self.fd, write_fd = os.pipe()
+        config = {"paths": [str(paths[index])], "result_fd": write_fd, "memory": memory_mib}
+        package_root = str(Path(__file__).resolve().parent.parent)
+        env = dict(os.environ)
+        env[CONFIG_ENV] = json.dumps(config)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+        try:
+            self.process = subprocess.Popen(
+                # -P: not the working directory first on sys.path (a json.py there would do)
+                [sys.executable, "-P", "-m", "arena.probe"],
+                pass_fds=(write_fd,),
+                env=env,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,  # its own process group: killed with what it started
+            )
+        except BaseException:
+            os.close(self.fd)
+            raise
+        finally:
+            os.close(write_fd)
+
+    def read(self) -> None:
+        """Take in what the pipe holds: a report, or why there is none."""
+        try:
+            chunk = os.read(self.fd, 1 << 16)
+        except OSError:
+            chunk = b""
+        if not chunk:  # the pipe ended: the process has ended
+            self.report = _ended(self.process)
+            return
+        self.buffer += chunk
+        while self.report is None and b"\n" in self.buffer:
+            line, _, self.buffer = self.buffer.partition(b"\n")
+            message = _parse(line, self.begun)
+            if message is None:
+                self.report = "its loading process wrote something else than its report"
+            elif "bots" in message:
+                self.report = message
+            else:
+                self.begun = True
+        if self.report is None and len(self.buffer) > MAX_REPORT:
+            self.report = "its loading process wrote a report too long to be one"
+
+    def check(self, now: float) -> None:
+        """No report yet: the process may have ended (while something it started holds the
+        pipe), or be out of time."""
+        if self.process.poll() is not None:
+            self.read_rest()
+            if self.report is None:
+                self.report = _ended(self.process)
+        elif now >= self.deadline:
+            self.report = f"did not finish loading within {self.seconds:g} s"
+
+    def read_rest(self) -> None:
+        """What the ended process wrote before it ended (never waiting for the pipe to end)."""
+        while self.report is None and select.select([self.fd], [], [], 0)[0]:
+            self.read()
+
+    def stop(self) -> None:
+        _stop(self.process)
+        try:
+            os.close(self.fd)
+        except OSError:
+            pass
 
 
-def _next_line(pipe, buffer: bytes, deadline: float, seconds: float) -> tuple:
-    """(a complete line or None, what is left, why None: "" for an ended pipe, else the reason)."""
-    while b"\n" not in buffer:
-        if len(buffer) > MAX_REPORT:
-            return None, b"", "its loading process wrote a report too long to be one"
-        wait = deadline - time.monotonic()
-        if wait <= 0 or not select.select([pipe], [], [], wait)[0]:
-            return None, b"", f"did not finish loading within {seconds:g} s"
-        chunk = pipe.read(1 << 16)
-        if not chunk:
-            return None, b"", ""
-        buffer += chunk
-    line, _, rest = buffer.partition(b"\n")
-    return line, rest, ""
-
-
-def _parse(line: bytes, current: int | None, following: int, files: int) -> dict | None:
-    """The report, if it is one the loading process could honestly write now; None otherwise:
-    a file begins (``{"file": i}``, the next one) or the file begun ends (what it registered)."""
+def _parse(line: bytes, begun: bool) -> dict | None:
+    """The message, if it is one the loading process could honestly write now; None otherwise:
+    the file begins (``{"file": 0}``), then what it registered."""
     try:
         message = json.loads(line)
-    except ValueError:
+    except Exception:  # noqa: BLE001 - a RecursionError too: whatever a hostile writer provokes
         return None
-    if not isinstance(message, dict) or type(message.get("file")) is not int:
+    if not isinstance(message, dict) or message.get("file") != 0:
         return None
-    index = message["file"]
-    if "bots" not in message:
-        begins = current is None and index == following < files and len(message) == 1
-        return message if begins else None
-    if index != current or set(message) != {"file", "bots", "games", "errors"}:
+    if not begun:
+        return message if len(message) == 1 else None
+    if set(message) != {"file", "bots", "games", "errors"}:
         return None
-    if not (_texts(message["errors"], 1000) and _texts(message["games"], MAX_TEXT)):
+    if not (_texts(message["errors"]) and _texts(message["games"])):
         return None
     bots = message["bots"]
     if not isinstance(bots, list) or not all(_plausible_bot(b) for b in bots):
@@ -205,10 +240,8 @@ def _parse(line: bytes, current: int | None, following: int, files: int) -> dict
     return message
 
 
-def _texts(values, longest: int) -> bool:
-    return isinstance(values, list) and all(
-        isinstance(v, str) and 0 < len(v) <= longest for v in values
-    )
+def _texts(values) -> bool:
+    return isinstance(values, list) and all(isinstance(v, str) and v.strip() for v in values)
 
 
 def _plausible_bot(bot) -> bool:
@@ -217,14 +250,10 @@ def _plausible_bot(bot) -> bool:
     name, games, settings = bot["name"], bot["games"], bot["settings"]
     return (
         isinstance(name, str)
-        and 0 < len(name.strip()) <= MAX_TEXT
-        and name.isprintable()
-        and (games is None or _texts(games, MAX_TEXT))
+        and bool(name.strip())
+        and (games is None or _texts(games))
         and isinstance(settings, list)
-        and all(
-            isinstance(s, list) and len(s) == 2 and _texts(s, MAX_TEXT) and s[0].isidentifier()
-            for s in settings
-        )
+        and all(isinstance(s, list) and len(s) == 2 and _texts(s) for s in settings)
     )
 
 
@@ -260,7 +289,12 @@ def _show(value) -> str:
         text = repr(value)
     except Exception:
         text = f"<{type(value).__name__}>"
-    return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 3] + "..."
+    return text if len(text) <= MAX_SETTING else text[: MAX_SETTING - 3] + "..."
+
+
+def _line(message: str) -> str:
+    message = " ".join(message.split()) or "?"
+    return message if len(message) <= MAX_MESSAGE else message[: MAX_MESSAGE - 3] + "..."
 
 
 def _load(path: str) -> dict:
@@ -276,7 +310,7 @@ def _load(path: str) -> dict:
             for spec in registry.bots.values()
         ],
         "games": sorted(registry.games),
-        "errors": [error.message for error in registry.errors],
+        "errors": [_line(error.message) for error in registry.errors],
     }
 
 

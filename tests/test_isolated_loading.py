@@ -54,11 +54,18 @@ HOSTILE_FILES = {
         "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n",
         "PermissionError",
     ),
-    "forges.py": (
+    "garbles.py": (
         "import os\nfor fd in range(3, 30):\n"
         "    try:\n"
-        '        os.write(fd, b\'{"file": 0, "bots": [{"name": "evil", "games": null, \'\n'
-        '                     b\'"settings": []}], "games": [], "errors": []}\\n\')\n'
+        '        os.write(fd, b\'{"not": "a report"}\\n\')\n'
+        "    except OSError:\n"
+        "        pass\n",
+        "wrote something else than its report",
+    ),
+    "nests.py": (
+        "import os\nfor fd in range(3, 30):\n"
+        "    try:\n"
+        "        os.write(fd, b'[' * 200000 + b'\\n')\n"
         "    except OSError:\n"
         "        pass\n",
         "wrote something else than its report",
@@ -230,3 +237,77 @@ def test_an_unrelated_unfinished_process_isolated_run_does_not_change_a_shared_o
     assert proc.returncode == 0, proc.stderr
     assert "isolation shared" in proc.stderr and "warning" not in proc.stderr, proc.stderr
     assert "pick-three" in proc.stdout
+
+
+FORGER = """
+import os
+import arena
+
+# Reports for this file and the next, as a loading process shared by both would read them.
+lines = [
+    {"file": 0, "bots": [], "games": [], "errors": []},
+    {"file": 1},
+    {"file": 1, "bots": [{"name": "impostor", "games": None, "settings": []}], "games": [],
+     "errors": []},
+]
+import json
+for fd in range(3, 30):
+    try:
+        os.write(fd, b"".join(json.dumps(line).encode() + b"\\n" for line in lines))
+    except OSError:
+        pass
+os._exit(0)
+"""
+
+
+def test_a_file_cannot_forge_another_files_report_nor_end_its_loading(tmp_path):
+    """Found in review, when one loading process loaded every file in turn: a file could write
+    the next file's report (its bot then vanished for an impostor), or end the process while
+    the next file loaded (which was then blamed)."""
+    ender = "import os, threading, time\n\nthreading.Thread(target=lambda: (time.sleep(0.5), "
+    ender += "os._exit(3))).start()\n" + FIRST_BOT
+    slow = "import time\ntime.sleep(1.0)\n" + RANDOM_BOT
+    files = {"a_forger.py": FORGER, "b_honest.py": STANDARD_BOTS["td_only.py"]}
+    files |= {"c_ender.py": ender, "d_slow.py": slow}
+    folder = write_bots(tmp_path / "bots", files)
+    registry = load_registry_isolated(folder, entry_points=False)
+    assert registry.bots["td-only"].source == str(folder / "b_honest.py")
+    assert registry.bots["random"].source == str(folder / "d_slow.py")
+    assert "impostor" not in registry.bots
+    assert {e.source for e in registry.errors} <= {str(folder / "c_ender.py")}
+
+
+ODD_BUT_HONEST = """
+import arena
+
+
+class Odd(arena.Bot):
+    def __init__(self, **settings):
+        pass
+
+    def act(self, observation):
+        return observation.legal_actions[0]
+
+
+@arena.hookimpl
+def arena_register_bots(register):
+    register(Odd, name="tab\\tname")
+    register(Odd, name="x" * 300)
+    register(Odd, name="dashed", **{"search-depth": 3, "note": "y" * 500})
+"""
+
+LONG_ERROR = "raise ImportError('no ' + 'such ' * 400 + 'module')\n"
+
+
+def test_files_within_what_loading_here_takes_load_the_same_there(tmp_path):
+    """Found in review: a long error, a name with a tab or of 300 characters, a setting that is
+    not an identifier: each made the whole report count as forged."""
+    folder = write_bots(tmp_path / "bots", {"odd.py": ODD_BUT_HONEST, "long.py": LONG_ERROR})
+    here = load_registry(folder, entry_points=False)
+    there = load_registry_isolated(folder, entry_points=False)
+    assert set(there.bots) == set(here.bots) == {"tab\tname", "x" * 300, "dashed"}
+    assert [k for k, _ in there.bots["dashed"].settings] == ["note", "search-depth"]
+    ((error_here,), (error_there,)) = here.errors, there.errors
+    assert error_there.source == error_here.source == str(folder / "long.py")
+    assert error_there.message.startswith("failed to import: ImportError: no such such")
+    assert len(error_there.message) <= 1000 and "\n" not in error_there.message
