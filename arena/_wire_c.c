@@ -228,6 +228,11 @@ static PyObject *apply_changes(PyObject *module, PyObject *const *args, Py_ssize
             target = -1 - i;
             head = target < size ? PyList_GET_ITEM(values, target) : NULL;
         } else if (i >= n) { /* values[i'] = values[j] + value, for divmod(i - n, n) = (i', j) */
+            if (n == 0) {
+                PyErr_SetString(PyExc_ZeroDivisionError, "integer division or modulo by zero");
+                Py_DECREF(value);
+                return NULL;
+            }
             target = (i - n) / n;
             Py_ssize_t j = (i - n) % n;
             head = target < n && j < size ? PyList_GET_ITEM(values, j) : NULL;

@@ -100,7 +100,8 @@ class BotProcess:
         package_root = str(Path(arena.__file__).resolve().parent.parent)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "arena.bothost"],
+            # -P: not the working directory first on sys.path (a json.py there would do)
+            [sys.executable, "-P", "-m", "arena.bothost"],
             pass_fds=(command_read, reply_write, progress_fd),
             env=env,
             stdin=subprocess.DEVNULL,
@@ -121,6 +122,7 @@ class BotProcess:
         # before it read too) and by ``send`` (nothing reads the command pipe any more).
         self.eof = False
         self.epipe = False
+        self.cpu_used: float | None = None  # CPU seconds, once it has ended (see ``ended``)
 
     def wait_ready(self) -> None:
         """Wait for the process to have loaded its bot; IsolationError if it cannot."""
@@ -196,19 +198,43 @@ class BotProcess:
         """How many commands the bot process has begun, over its life."""
         return int.from_bytes(self.progress[0:8], sys.byteorder)  # the host writes a native "Q"
 
+    def ended(self) -> bool:
+        """Whether the process has ended (reaped here, with the CPU time it used)."""
+        if self.process.returncode is not None:
+            return True
+        try:
+            pid, status, usage = os.wait4(self.process.pid, os.WNOHANG)
+        except ChildProcessError:  # (reaped already: Popen knows how it ended)
+            return self.process.poll() is not None
+        if not pid:
+            return False
+        self.process.returncode = os.waitstatus_to_exitcode(status)
+        self.cpu_used = usage.ru_utime + usage.ru_stime
+        return True
+
     def death(self) -> tuple[str, str]:
         """How the process ended -> (fault kind, message), once its pipes have ended or it is
-        known to be gone: its exit code or signal, ``cpu`` for the SIGXCPU of its CPU-time
-        limit. Its pipes close a moment before it can be reaped: this waits for that moment."""
-        try:
-            code = self.process.wait(timeout=ENDING_SECONDS)
-        except subprocess.TimeoutExpired:  # it closed them itself, and goes on
-            return "crash", "its pipes to arena closed but its process did not end; it was killed"
+        known to be gone: its exit code or signal, ``cpu`` for its CPU-time limit (SIGXCPU, or
+        the SIGKILL of the hard limit a second later, for a bot that ignores SIGXCPU). Its pipes
+        close a moment before it can be reaped: this waits for that moment."""
+        ending = time.monotonic() + ENDING_SECONDS
+        while not self.ended():
+            if time.monotonic() >= ending:  # it closed them itself, and goes on
+                return "crash", (
+                    "its pipes to arena closed but its process did not end; it was killed"
+                )
+            time.sleep(0.002)
+        code = self.process.returncode
         if code >= 0:
             return "crash", f"its process ended (exit code {code})"
-        if -code == signal.SIGXCPU and self.cpu:
-            return "cpu", (
-                f"its process was killed by SIGXCPU: it used up its CPU-time limit of {self.cpu} s"
+        limit = self.cpu
+        if limit and (
+            -code == signal.SIGXCPU or (-code == signal.SIGKILL and (self.cpu_used or 0.0) >= limit)
+        ):
+            how = signal.Signals(-code).name
+            return (
+                "cpu",
+                f"its process was killed by {how}: it used up its CPU-time limit of {limit} s",
             )
         try:
             return "crash", f"its process was killed by {signal.Signals(-code).name}"
@@ -330,7 +356,7 @@ class IsolatedPlayer:
         if name in self.broken:
             raise IsolationError(self.broken[name])
         process = self.processes.get(name)
-        if process is not None and process.process.poll() is not None:
+        if process is not None and process.ended():
             # Died while we were busy elsewhere: blame what it was on, if anything.
             self._ended(name, process)
             process = None
@@ -550,7 +576,7 @@ class IsolatedPlayer:
 
     def _stopped(self, name: str, process: BotProcess) -> None:
         """The process took no command or gave no answer in time: it hangs, or it has ended."""
-        if process.epipe or process.process.poll() is not None:
+        if process.epipe or process.ended():
             self._ended(name, process)
         else:
             self._failed(name, process, "timeout")

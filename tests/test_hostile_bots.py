@@ -617,12 +617,16 @@ def test_memory_hogs_are_contained_by_bot_memory_in_process_mode(tmp_path):
     assert kinds and kinds <= {"memory", "crash"}, kinds
 
 
-def test_bot_using_up_its_cpu_limit_is_a_cpu_fault_and_its_process_replaced(tmp_path):
+@pytest.mark.parametrize("sigxcpu", ["default", "ignored"])
+def test_bot_using_up_its_cpu_limit_is_a_cpu_fault_and_its_process_replaced(tmp_path, sigxcpu):
     """``--bot-cpu 1``: a bot burning 0.4 s of CPU a decision uses up its process's CPU time at
-    about its third decision, over all its games; the kernel's SIGXCPU kills the process, which
-    is replaced. Every fault is a ``cpu`` one, named so (found in review: 6 of 8 said instead that
-    the bot had forged its pipes, a ``crash``), and each seat forfeits at its fault."""
+    about its third decision, over all its games; the kernel's SIGXCPU kills the process (or, if
+    the bot ignores SIGXCPU, the SIGKILL of the hard limit a second later), which is replaced.
+    Every fault is a ``cpu`` one, named so (found in review: 6 of 8 said instead that the bot had
+    forged its pipes, a ``crash``; one ignoring SIGXCPU was a ``crash``), and each seat forfeits
+    at its fault."""
     pids = tmp_path / "pids"
+    ignore = "signal.signal(signal.SIGXCPU, signal.SIG_IGN)" if sigxcpu == "ignored" else ""
     burner = bot_file(
         "burner",
         f"""
@@ -633,7 +637,7 @@ def test_bot_using_up_its_cpu_limit_is_a_cpu_fault_and_its_process_replaced(tmp_
             pass
         return observation.legal_actions[0]
         """,
-        header="import os\nimport time",
+        header=f"import os\nimport signal\nimport time\n{ignore}",
     )
     # A long move time: 0.4 s of CPU must not turn into a timeout on a loaded machine.
     ran = hostile_run(
@@ -652,8 +656,9 @@ def test_bot_using_up_its_cpu_limit_is_a_cpu_fault_and_its_process_replaced(tmp_
     assert len(seats) == 8, seats  # two seats a game: the process was killed eight times
     faults = [fault for (fault,) in seats.values()]
     assert [kind for _, kind, _ in faults] == ["cpu"] * 8, faults
+    signal_name = "SIGXCPU" if sigxcpu == "default" else "SIGKILL"
     for decision, _, message in faults:
-        assert "SIGXCPU" in message and "CPU-time limit of 1 s" in message, message
+        assert signal_name in message and "CPU-time limit of 1 s" in message, message
         assert decision >= 1, faults
     # One process for each fault at least: each was killed and replaced by a fresh one.
     started = set(pids.read_text().split())
@@ -784,18 +789,39 @@ MIMIC = bot_file(
 )
 
 
-def test_bot_that_cannot_start_in_its_own_process_forfeits_and_the_others_play(tmp_path):
+def test_bot_file_that_needs_another_to_load_is_a_load_warning_in_process_mode(tmp_path):
+    """In process isolation each file is loaded alone (arena.probe), as its bot process will
+    load it: one that only works after another file has run is a load warning naming it, with
+    the real reason, and the others play."""
     files = {"aa_helper.py": HELPER, "zz_mimic.py": MIMIC}
-    ran = hostile_run(tmp_path, files, "mimic,random,first", "process")
-    assert ran.proc.returncode == 0, ran.proc.stderr[-2000:]
-    assert "Traceback" not in ran.proc.stderr
-    rows = ran.rows
-    for bot in ("random", "first"):
-        assert rows[bot]["games"] == 4 and rows[bot]["faults"] == 0
-    if "mimic" in rows:
-        assert rows["mimic"]["forfeits"] == len(ran.seats_of("mimic"))
-    told = ran.proc.stderr + " ".join(message for *_, message in ran.faults())
-    assert "hostile_shared_helper" in told  # the real reason: No module named ...
+    ran = hostile_run(tmp_path, files, None, "process")
+    assert_completed(ran)
+    (warning,) = [line for line in ran.proc.stderr.splitlines() if "zz_mimic.py" in line]
+    assert "No module named 'hostile_shared_helper'" in warning
+    assert set(ran.rows) == {"random", "first"}
+    assert_others_untouched(ran, set())
+
+
+# Loads once (in its loading process), then fails in every process that loads it again.
+ONCE_ONLY = bot_file(
+    "once-only",
+    "return observation.legal_actions[0]",
+    header=(
+        "import os\nfrom pathlib import Path\n\n"
+        "MARK = Path(__file__).with_name('loaded-once')\n"
+        "if MARK.exists():\n    raise ImportError('loaded once already')\n"
+        "MARK.write_text('x')"
+    ),
+)
+
+
+def test_bot_that_cannot_start_in_its_own_process_forfeits_and_the_others_play(tmp_path):
+    ran = hostile_run(tmp_path, {"once_only.py": ONCE_ONLY}, "once-only,random,first", "process")
+    assert_completed(ran)
+    assert_others_untouched(ran, {"once-only"})
+    assert ran.rows["once-only"]["forfeits"] == len(ran.seats_of("once-only"))
+    messages = {message for *_, message in ran.faults()}
+    assert messages and all("loaded once already" in m for m in messages), messages
 
 
 PARENT_KILLER = bot_file(

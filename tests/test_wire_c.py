@@ -142,6 +142,14 @@ def test_the_c_differ_refuses_what_the_python_one_refuses():
 
 
 @needs_c
+def test_applying_a_continuation_to_no_values_is_the_same_error_in_c_and_python():
+    """(Found in review: the C code divided by zero, which killed the process.)"""
+    for use_c in (False, True):
+        with implementation(use_c), pytest.raises(ZeroDivisionError):
+            wire.apply_changes([], [0, (1,)])
+
+
+@needs_c
 def test_a_known_named_tuple_is_reduced_alike_in_c_and_python():
     from arena.cards import CARDS
     from arena.games.twenty_down import Trick
