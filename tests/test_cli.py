@@ -1025,10 +1025,13 @@ def test_a_run_stores_its_isolation_and_limits_outside_the_identity_of_the_run(
 def test_an_interrupted_run_of_an_older_database_resumes_in_shared_mode(
     cli, bots_dir, tmp_path, monkeypatch
 ):
-    """Before the isolation of a run was stored, its runs table had no settings column."""
+    """Before the isolation of a run was stored, its runs table had no settings column: a run
+    begun in process isolation then (its settings lost below) resumes in the shared mode."""
     db = tmp_path / "old.db"
     interrupt_after(monkeypatch, 2)
-    stopped = cli(*run_args(bots_dir, db, "--game", "td", games=5, seed="old"))
+    stopped = cli(
+        *run_args(bots_dir, db, "--game", "td", "--isolation", "process", games=5, seed="old")
+    )
     assert stopped.exit_code == 130
     with sqlite3.connect(db) as con:
         con.execute("ALTER TABLE runs DROP COLUMN settings")

@@ -211,13 +211,24 @@ def test_process_isolation_runs_one_game_worker_per_two_cores_by_default(
     assert tournament.default_jobs("process") == process
 
 
-def test_the_run_says_how_many_workers_it_uses_in_process_isolation(tmp_path):
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two cores")
+def test_on_two_cores_a_process_isolated_run_uses_one_worker_and_a_shared_one_two(tmp_path):
+    import subprocess
+
     folder = write_bots(tmp_path / "bots", STANDARD_BOTS)
-    args = ["run", "--games", 2, "--db", tmp_path / "r.db", "--bots-dir", folder, "-q"]
-    proc = arena_process(*args, "--isolation", "process", "--game", "td")
-    assert proc.returncode == 0, proc.stderr
-    workers = max(1, len(os.sched_getaffinity(0)) // 2)
-    assert f"{workers} job(s), isolation process" in proc.stderr
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    for mode, workers in (("process", 1), ("shared", 2)):
+        args = ["run", "--games", 2, "--db", tmp_path / f"{mode}.db", "--bots-dir", folder, "-q"]
+        proc = subprocess.run(
+            [sys.executable, "-m", "arena", *map(str, args), "--isolation", mode, "--game", "td"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+            preexec_fn=lambda: os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:2]),
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert f"{workers} job(s), isolation {mode}" in proc.stderr
 
 
 def test_an_unrelated_unfinished_process_isolated_run_does_not_change_a_shared_one(tmp_path):
