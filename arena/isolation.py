@@ -24,7 +24,6 @@ first, so garbage followed by an exit is still forgery.
 from __future__ import annotations
 
 import gc
-import json
 import mmap
 import multiprocessing.util
 import os
@@ -36,12 +35,10 @@ import time
 from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
-
-import arena
 
 from .bot import seat_seed
 from .bothost import CONFIG_ENV
+from .lifeline import child_environment
 from .plugins import BotSpec, Registry
 from .referee import GameOutcome, SeatForfeit, Table
 from .sandbox import no_memory_access
@@ -95,10 +92,7 @@ class BotProcess:
             "reply_fd": reply_write,
             "progress_fd": progress_fd,
         }
-        env = dict(os.environ)
-        env[CONFIG_ENV] = json.dumps(config)
-        package_root = str(Path(arena.__file__).resolve().parent.parent)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+        env = child_environment(CONFIG_ENV, config)
         self.process = subprocess.Popen(
             # -P: not the working directory first on sys.path (a json.py there would do)
             [sys.executable, "-P", "-m", "arena.bothost"],

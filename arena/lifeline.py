@@ -3,8 +3,10 @@ process need not import ``multiprocessing`` to use it (every bot process starts 
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+from pathlib import Path
 
 
 def die_with_parent() -> None:
@@ -20,3 +22,13 @@ def die_with_parent() -> None:
         pass
     if os.getppid() == 1:  # the parent died before we asked
         os._exit(1)
+
+
+def child_environment(variable: str, config: dict) -> dict[str, str]:
+    """The environment of a fresh ``python -m arena.<module>`` child (a bot process, a loading
+    process): this one, with ``config`` as JSON in ``variable`` and this arena importable first."""
+    env = dict(os.environ)
+    env[variable] = json.dumps(config)
+    package_root = str(Path(__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+    return env

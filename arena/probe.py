@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 
 from .bot import Bot
+from .lifeline import child_environment
 from .plugins import (
     BotSpec,
     Loader,
@@ -155,10 +156,7 @@ class _Loading:
         self.begun = False
         self.fd, write_fd = os.pipe()
         config = {"paths": [str(paths[index])], "result_fd": write_fd, "memory": memory_mib}
-        package_root = str(Path(__file__).resolve().parent.parent)
-        env = dict(os.environ)
-        env[CONFIG_ENV] = json.dumps(config)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+        env = child_environment(CONFIG_ENV, config)
         try:
             self.process = subprocess.Popen(
                 # -P: not the working directory first on sys.path (a json.py there would do)
