@@ -18,7 +18,7 @@ import signal
 import sys
 import threading
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -311,21 +311,27 @@ def _loading_guard():
 def load_registry(
     bots_dir: str | Path | Sequence[str | Path] | None = None,
     entry_points: bool = True,
+    load_files: Callable[[Loader, list[Path]], None] | None = None,
 ) -> Registry:
     """Load the bundled games, every bot file in the folder(s) ``bots_dir`` (default
-    ``default_bots_dirs()``) and every ``arena`` entry point."""
+    ``default_bots_dirs()``) and every ``arena`` entry point. ``load_files`` registers the bot
+    files (default: each imported here, ``load_file``; ``arena.probe``: elsewhere)."""
     from . import builtin_plugins
 
     with _loading_guard():
-        return _load_registry(bots_dir, entry_points, builtin_plugins)
+        return _load_registry(bots_dir, entry_points, builtin_plugins, load_files)
 
 
-def _load_registry(bots_dir, entry_points: bool, builtin_plugins) -> Registry:
+def _load_here(loader: Loader, paths: list[Path]) -> None:
+    for path in paths:
+        load_file(loader, path)
+
+
+def _load_registry(bots_dir, entry_points: bool, builtin_plugins, load_files) -> Registry:
     registry = Registry()
     loader = Loader(registry)
     loader.add_plugin(builtin_plugins, "arena (bundled)")
-    for path in bot_files(bots_dir):
-        load_file(loader, path)
+    (load_files or _load_here)(loader, bot_files(bots_dir))
     if entry_points:
         load_entry_points(loader)
     check_declared_games(loader)

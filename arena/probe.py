@@ -32,16 +32,7 @@ from pathlib import Path
 
 from .bot import Bot
 from .lifeline import child_environment
-from .plugins import (
-    BotSpec,
-    Loader,
-    Registry,
-    _loading_guard,
-    bot_files,
-    check_declared_games,
-    load_entry_points,
-    load_file,
-)
+from .plugins import BotSpec, Loader, Registry, load_file, load_registry
 
 CONFIG_ENV = "ARENA_PROBE"
 LOAD_SECONDS = 30.0  # for one file, as long as a bot process may take to start
@@ -71,23 +62,13 @@ def load_registry_isolated(
     bots_dir=None, entry_points: bool = True, memory_mib: int = 1024, seconds: float = LOAD_SECONDS
 ) -> Registry:
     """``plugins.load_registry``, with the bot files imported only by loading processes."""
-    with _loading_guard():  # a real Ctrl-C interrupts the wait
-        return _load_registry_isolated(bots_dir, entry_points, memory_mib, seconds)
 
+    def load_files(loader: Loader, paths: list[Path]) -> None:
+        for path, report in zip(paths, _reports(paths, memory_mib, seconds), strict=True):
+            _register(loader, path, report)
 
-def _load_registry_isolated(bots_dir, entry_points: bool, memory_mib: int, seconds: float):
-    from . import builtin_plugins
-
-    registry = Registry()
-    loader = Loader(registry)
-    loader.add_plugin(builtin_plugins, "arena (bundled)")
-    paths = bot_files(bots_dir)
-    for path, report in zip(paths, _reports(paths, memory_mib, seconds), strict=True):
-        _register(loader, path, report)
-    if entry_points:
-        load_entry_points(loader)
-    check_declared_games(loader)
-    return registry
+    # (under its loading guard, a real Ctrl-C interrupts the wait)
+    return load_registry(bots_dir, entry_points, load_files)
 
 
 def _register(loader: Loader, path: Path, report: dict | str) -> None:
