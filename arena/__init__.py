@@ -4,10 +4,10 @@ The public names a bot file uses are ``arena.Bot`` and ``arena.hookimpl`` (and, 
 a time budget, ``arena.Deadline``).
 """
 
-from .bot import Bot
-from .cards import CARDS, Card, Suit, parse_card, parse_cards, parse_suit
-from .deadline import Deadline
-from .hookspecs import hookimpl
+from arena.bot import Bot
+from arena.cards import CARDS, Card, Suit, parse_card, parse_cards, parse_suit
+from arena.deadline import Deadline
+from arena.hookspecs import hookimpl
 
 __version__ = "0.1.0"
 

@@ -1,5 +1,5 @@
 """``python -m arena`` runs the command line."""
 
-from .cli import run_main
+from arena.cli import run_main
 
 run_main()

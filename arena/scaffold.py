@@ -56,7 +56,7 @@ def _check_name(name: str) -> None:
 def write_bot_file(name: str, game: str, bots_dir: Path, registry=None) -> Path:
     """Write ``bots_dir/NAME.py`` (dashes become underscores) and return its path.
 
-    ``registry`` (an ``arena.plugins.Registry``) is loaded from ``bots_dir`` when not given; it
+    ``registry`` (an ``arena.plugins.loading.Registry``) is loaded from ``bots_dir`` when not given; it
     supplies the game names and the bot names already taken. Raises ``ScaffoldError`` with a
     one-line message for a bad or taken name, an unknown game or an existing file.
     """
@@ -68,10 +68,10 @@ def write_bot_file(name: str, game: str, bots_dir: Path, registry=None) -> Path:
     if path.exists():
         raise ScaffoldError(f"{path} already exists; choose another name or edit that file")
     if registry is None:
-        from .plugins import load_registry
+        from arena.plugins.loading import load_registry
 
         registry = load_registry(bots_dir)
-    from .plugins import UnknownNameError
+    from arena.plugins.loading import UnknownNameError
 
     try:
         game_name = registry.game(game).name

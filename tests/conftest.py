@@ -145,7 +145,7 @@ class Cli:
         self.runner = CliRunner()
 
     def __call__(self, *args, env: dict | None = None, input: str | None = None):
-        from arena.cli import app
+        from arena.cli.main import app
 
         return self.runner.invoke(app, [str(a) for a in args], env=env, input=input)
 
@@ -249,7 +249,7 @@ def record_of(outcome, game_class) -> dict:
     """The full JSON record of a played game, whatever compact form the outcome keeps it in."""
     record = outcome.record
     if isinstance(record, bytes | bytearray):
-        from arena.records import expand
+        from arena.games.record import expand
 
         record = expand(bytes(record), {game_class.name: game_class})
     return record

@@ -28,10 +28,10 @@ from conftest import (
 )
 
 import arena
-from arena import tournament as tournament_module
-from arena.planning import build_tournament
-from arena.plugins import load_registry
-from arena.tournament_file import load_tournament_file
+from arena.tournament import run as tournament_module
+from arena.tournament.plan import build_tournament
+from arena.plugins.loading import load_registry
+from arena.tournament.file import load_tournament_file
 
 pytestmark = pytest.mark.usefixtures("isolated")
 

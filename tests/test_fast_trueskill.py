@@ -1,11 +1,11 @@
-"""arena.fast_trueskill against the trueskill package it transcribes: equal to the bit.
+"""arena.ratings.fast_trueskill against the trueskill package it transcribes: equal to the bit.
 
 ``rate_free_for_all`` performs the package's floating-point operations in the package's order,
 so every comparison here is exact (``==``), never approximate; where the package raises, the
 same exception with the same message must come out.
 
 Every comparison runs twice: with the pure-Python code and with the C extension
-(``arena._trueskill_c``), which is skipped if it is not built. ``ARENA_REQUIRE_C_EXTENSION=1``
+(``arena.ratings._trueskill_c``), which is skipped if it is not built. ``ARENA_REQUIRE_C_EXTENSION=1``
 turns a missing extension into a failure (see test_the_c_extension_is_built_when_required).
 """
 
@@ -22,11 +22,11 @@ from conftest import require_c_extension
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from arena import fast_trueskill
-from arena.fast_trueskill import rate_free_for_all, rate_ratings
-from arena.ratings import GAME_ENVIRONMENTS
+from arena.ratings import fast_trueskill
+from arena.ratings.fast_trueskill import rate_free_for_all, rate_ratings
+from arena.ratings.trueskill import GAME_ENVIRONMENTS
 
-C_MISSING = "arena._trueskill_c is not built (no C compiler at install time?) or out of date"
+C_MISSING = "arena.ratings._trueskill_c is not built (no C compiler at install time?) or out of date"
 IMPLEMENTATIONS = [
     "python",
     pytest.param(
@@ -270,7 +270,7 @@ def test_the_switch_and_what_it_reports():
     with implementation("python"):
         assert fast_trueskill.implementation() == "pure Python"
     with implementation("c"):
-        assert fast_trueskill.implementation() == "C extension (arena._trueskill_c)"
+        assert fast_trueskill.implementation() == "C extension (arena.ratings._trueskill_c)"
 
 
 @needs_c
@@ -426,7 +426,7 @@ def test_the_environment_variable_forces_pure_python():
     import subprocess
     import sys
 
-    code = "from arena import fast_trueskill; print(fast_trueskill.implementation())"
+    code = "from arena.ratings import fast_trueskill; print(fast_trueskill.implementation())"
     env = {**os.environ, fast_trueskill.PURE_PYTHON_VARIABLE: "1"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert out.stdout.strip() == "pure Python", out.stderr

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.records import unpack
+from arena.games.record import unpack
 
 from conftest import REPO
 

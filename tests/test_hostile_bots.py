@@ -29,8 +29,7 @@ import pytest
 from conftest import FIRST_BOT, RANDOM_BOT, bot_file, count_games, write_bots
 from test_cli import arena_process, run_args
 
-from arena import sandbox
-
+from arena.execution.process import sandbox
 pytestmark = pytest.mark.usefixtures("isolated")
 
 TD = "twenty-down"
@@ -790,7 +789,7 @@ MIMIC = bot_file(
 
 
 def test_bot_file_that_needs_another_to_load_is_a_load_warning_in_process_mode(tmp_path):
-    """In process isolation each file is loaded alone (arena.probe), as its bot process will
+    """In process isolation each file is loaded alone (arena.execution.process.loading), as its bot process will
     load it: one that only works after another file has run is a load warning naming it, with
     the real reason, and the others play."""
     files = {"aa_helper.py": HELPER, "zz_mimic.py": MIMIC}
@@ -838,7 +837,7 @@ GRANDPARENT_KILLER = bot_file(
 @pytest.mark.skipif(not sandbox.supported(), reason="the signal filter needs Linux x86-64 or arm64")
 @pytest.mark.parametrize("victim", ["parent", "grandparent"])
 def test_process_mode_bot_killing_its_game_worker_or_the_run_is_a_fault(tmp_path, victim):
-    """A bot process may signal only itself (arena.sandbox): killing its game worker (its parent)
+    """A bot process may signal only itself (arena.execution.process.sandbox): killing its game worker (its parent)
     or the run (the worker's parent) fails with PermissionError, an exception fault."""
     files = {"parent_killer.py": PARENT_KILLER if victim == "parent" else GRANDPARENT_KILLER}
     ran = hostile_run(tmp_path, files, "parent-killer,random", "process", games=2)

@@ -20,8 +20,8 @@ from conftest import assert_one_line_error, bot_file
 from arena.cards import parse_card
 from arena.games.how_low import HowLowCanYouGo
 from arena.games.twenty_down import TwentyDown
-from arena.human import parse_choice, seat_bots
-from arena.replay_view import Style
+from arena.views.human_seat import parse_choice, seat_bots
+from arena.views.replay import Style
 
 pytestmark = pytest.mark.usefixtures("isolated")
 
@@ -334,7 +334,7 @@ def test_in_a_pseudo_terminal_a_person_plays_then_ctrl_c_leaves_with_130(bots_di
 
 def test_the_human_view_never_shows_hidden_cards():
     """The table the person sees at each decision is built from their observation only."""
-    from arena.replay_view import table_view
+    from arena.views.replay import table_view
 
     game = HowLowCanYouGo(players=4)
     state = game.new_state("hidden")

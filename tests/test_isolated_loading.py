@@ -1,5 +1,5 @@
 """With ``--isolation process`` no bot file runs in arena's own process, not even to be loaded
-(``arena.probe``): a sandboxed loading process imports the files and reports what they register.
+(``arena.execution.process.loading``): a sandboxed loading process imports the files and reports what they register.
 
 The registry arena builds from those reports is the one it builds loading the files itself, and
 a file that ends, hangs, kills or fools its loading process is a one-line load error naming it,
@@ -17,8 +17,8 @@ from conftest import FIRST_BOT, RANDOM_BOT, REPO, STANDARD_BOTS, bot_file, write
 from test_cli import arena_process, run_args
 from test_hostile_bots import BROKEN_FILES
 
-from arena.plugins import load_registry
-from arena.probe import LoadedElsewhere, load_registry_isolated
+from arena.plugins.loading import load_registry
+from arena.execution.process.loading import LoadedElsewhere, load_registry_isolated
 
 pytestmark = pytest.mark.usefixtures("isolated")
 
@@ -204,8 +204,7 @@ def test_process_isolation_runs_one_game_worker_per_two_cores_by_default(
 ):
     """Each worker's bot processes keep about one more core busy (arena bench: on two cores one
     worker plays faster than two)."""
-    from arena import tournament
-
+    from arena.tournament import run as tournament
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cores)))
     assert tournament.default_jobs() == tournament.default_jobs("shared") == shared
     assert tournament.default_jobs("process") == process
@@ -237,7 +236,7 @@ def test_an_unrelated_unfinished_process_isolated_run_does_not_change_a_shared_o
     then failed ("unknown game") with a warning that made no sense for it."""
     from test_plugins import GAME_PLUGIN
 
-    from arena.store import Store
+    from arena.store.database import Store
 
     folder = write_bots(tmp_path / "bots", {**STANDARD_BOTS, "pick_game.py": GAME_PLUGIN})
     db = tmp_path / "mixed.db"

@@ -24,8 +24,8 @@ from conftest import (
 
 import arena
 from arena.games import TwentyDown
-from arena.plugins import LoadError, UnknownNameError, load_registry
-from arena.referee import play_game
+from arena.plugins.loading import LoadError, UnknownNameError, load_registry
+from arena.referee.table import play_game
 
 pytestmark = pytest.mark.usefixtures("isolated")
 

@@ -1,5 +1,5 @@
 """Stored game records: `arena history`, `arena replay` (text, one seat, JSON, --verify), and the
-compact stored form (arena/records.py).
+compact stored form (arena/games/record.py).
 
 One small run (both games, a bot that faults once a game) is played once for the module into a
 temporary database; every test reads it. The JSON records are checked twice: by arena's engines
@@ -20,7 +20,7 @@ from conftest import STANDARD_BOTS, assert_one_line_error, bot_file, write_bots
 
 from arena.games import BUILTIN_GAMES
 from arena.games.base import RecordError, replay
-from arena.records import ZDICT, expand, pack, unpack
+from arena.games.record import ZDICT, expand, pack, unpack
 
 pytestmark = pytest.mark.usefixtures("isolated")
 
@@ -43,7 +43,7 @@ def stored(tmp_path_factory):
     """A database with run 1 (both games, 4 games each, records) and run 2 (--no-records)."""
     from typer.testing import CliRunner
 
-    from arena.cli import app
+    from arena.cli.main import app
 
     base = tmp_path_factory.mktemp("records")
     bots = write_bots(base / "bots", {**STANDARD_BOTS, "oops.py": OOPS})

@@ -1,4 +1,4 @@
-"""The referee (``arena.referee.play_game``): nothing a bot does can stop a game.
+"""The referee (``arena.referee.table.play_game``): nothing a bot does can stop a game.
 
 Every bad answer is a fault of the right kind, a legal fallback is played for it, and after
 ``max_faults`` faults the bot forfeits: asked nothing more, ranked last whatever its score, while
@@ -15,10 +15,10 @@ import pytest
 from conftest import record_of
 
 import arena
-from arena import referee
+from arena.referee import table as referee
 from arena.games import HowLowCanYouGo, TwentyDown
 from arena.games.base import GameResult, replay
-from arena.referee import GameInfo, UserInterrupt, play_game, ranks_with_forfeits
+from arena.referee.table import GameInfo, UserInterrupt, play_game, ranks_with_forfeits
 
 pytestmark = pytest.mark.usefixtures("isolated")
 

@@ -1,4 +1,4 @@
-"""arena.sandbox: a bot process (``--isolation process``) may signal only itself."""
+"""arena.execution.process.sandbox: a bot process (``--isolation process``) may signal only itself."""
 
 from __future__ import annotations
 
@@ -7,15 +7,14 @@ import sys
 
 import pytest
 
-from arena import sandbox
-
+from arena.execution.process import sandbox
 pytestmark = pytest.mark.skipif(not sandbox.supported(), reason="Linux x86-64 or arm64 only")
 
 # Signal 0 only checks that a signal could be sent, and the other calls set what is already set:
 # nothing is harmed if the filter fails.
 PROBE = r"""
 import fcntl, os, resource, signal, subprocess, termios, threading
-from arena.sandbox import signal_only_self
+from arena.execution.process.sandbox import signal_only_self
 
 print("installed", signal_only_self())
 os.kill(os.getpid(), 0)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from conftest import STANDARD_BOTS, write_bots
 
-from arena.plugins import GameSpec, load_registry
-from arena.referee import play_game
+from arena.plugins.loading import GameSpec, load_registry
+from arena.referee.table import play_game
 from arena.scaffold import ScaffoldError, write_bot_file
 
 pytestmark = pytest.mark.usefixtures("isolated")

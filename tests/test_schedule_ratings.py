@@ -14,8 +14,8 @@ from conftest import bot_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.ratings import GAME_ENVIRONMENTS, Environment, RatingTable, environment_for
-from arena.schedule import round_robin
+from arena.ratings.trueskill import GAME_ENVIRONMENTS, Environment, RatingTable, environment_for
+from arena.tournament.schedule import round_robin
 
 pytestmark = pytest.mark.usefixtures("isolated")
 

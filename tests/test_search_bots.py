@@ -16,9 +16,9 @@ import arena
 from arena.bot import seat_seed
 from arena.games.how_low import HowLowCanYouGo
 from arena.games.twenty_down import PACK, TwentyDown
-from arena.plugins import load_registry
-from arena.referee import GameInfo, play_game
-from arena.tournament_file import load_tournament_file
+from arena.plugins.loading import load_registry
+from arena.referee.table import GameInfo, play_game
+from arena.tournament.file import load_tournament_file
 
 BOTS = REPO / "bots"
 SEARCH_BOTS = BOTS / "search"  # not loaded by a plain `arena run`: too slow for 1000 games

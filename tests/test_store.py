@@ -12,8 +12,8 @@ import sqlite3
 import pytest
 from conftest import assert_one_line_error, count_games
 
-from arena import store as store_module
-from arena.store import APPLICATION_ID, SCHEMA_VERSION, Store, StoreError
+from arena.store import database as store_module
+from arena.store.database import APPLICATION_ID, SCHEMA_VERSION, Store, StoreError
 
 pytestmark = pytest.mark.usefixtures("isolated")
 

@@ -1,7 +1,7 @@
-"""What goes through the pipes of ``--isolation process`` (``arena.wire``): a bot process gets
+"""What goes through the pipes of ``--isolation process`` (``arena.execution.process.wire``): a bot process gets
 exactly the observation the engine made, and the worker reads back only well-formed answers.
 
-Every test runs twice: with the pure-Python diff and with the C extension ``arena._wire_c``
+Every test runs twice: with the pure-Python diff and with the C extension ``arena.execution.process._wire_c``
 (where it is built), which must give the same results, object for object."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from array import array
 
 import pytest
 
-from arena import wire
+from arena.execution.process import wire
 from arena.games import HowLowCanYouGo, TwentyDown
 from arena.games.base import Observation
-from arena.wire import (
+from arena.execution.process.wire import (
     FAULT,
     OK,
     CommandDecoder,
@@ -31,7 +31,7 @@ from arena.wire import (
 
 GAMES = (TwentyDown(), HowLowCanYouGo())
 
-C_MISSING = "arena._wire_c is not built (no C compiler at install time?) or out of date"
+C_MISSING = "arena.execution.process._wire_c is not built (no C compiler at install time?) or out of date"
 needs_c = pytest.mark.skipif(wire._wire_c is None, reason=C_MISSING)
 
 

@@ -1,4 +1,4 @@
-"""The C extension ``arena._wire_c`` diffs, applies and pickles as ``arena.wire``'s Python code
+"""The C extension ``arena.execution.process._wire_c`` diffs, applies and pickles as ``arena.execution.process.wire``'s Python code
 does, object for object; ``ARENA_PURE_PYTHON_WIRE=1`` switches it off, in the worker and in the
 bot processes, and a whole run gives the same results either way."""
 
@@ -16,9 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_cli import arena_process, run_args
 
-from arena import wire
-
-C_MISSING = "arena._wire_c is not built (no C compiler at install time?) or out of date"
+from arena.execution.process import wire
+C_MISSING = "arena.execution.process._wire_c is not built (no C compiler at install time?) or out of date"
 needs_c = pytest.mark.skipif(wire._wire_c is None, reason=C_MISSING)
 
 
@@ -37,11 +36,11 @@ def test_the_c_extension_is_built_when_required():
     """ARENA_REQUIRE_C_EXTENSION=1 (where a compiler exists): fail if the C code is not built."""
     require_c_extension(wire._wire_c, C_MISSING)
     if os.environ.get(wire.PURE_PYTHON_VARIABLE, "0") in ("", "0"):
-        assert wire.implementation() == "C extension (arena._wire_c)"
+        assert wire.implementation() == "C extension (arena.execution.process._wire_c)"
     for use_c in (True, False):
         with implementation(use_c):
             assert isinstance(wire.changes_for(3, ()), wire._wire_c.Differ) == use_c
-            expected = "C extension (arena._wire_c)" if use_c else "pure Python"
+            expected = "C extension (arena.execution.process._wire_c)" if use_c else "pure Python"
             assert wire.implementation() == expected
 
 
@@ -163,7 +162,7 @@ def test_a_known_named_tuple_is_reduced_alike_in_c_and_python():
 
 
 def test_the_environment_variable_forces_pure_python():
-    code = "from arena import wire; print(wire.implementation())"
+    code = "from arena.execution.process import wire; print(wire.implementation())"
     env = {**os.environ, wire.PURE_PYTHON_VARIABLE: "1"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert out.stdout.strip() == "pure Python", out.stderr

@@ -1,12 +1,12 @@
-"""arena.workers.WorkerPool: outcomes in schedule order, whatever happens to the workers."""
+"""arena.execution.workers.WorkerPool: outcomes in schedule order, whatever happens to the workers."""
 
 from __future__ import annotations
 
 import os
 import time
 
-from arena.schedule import ScheduledGame
-from arena.workers import WorkerPool
+from arena.tournament.schedule import ScheduledGame
+from arena.execution.workers import WorkerPool
 
 
 def _dies_at_game_8(item, forfeits, tracker):

@@ -1,6 +1,6 @@
-"""The bundled games. Each is also registered as a plugin (``arena.builtin_plugins``)."""
+"""The bundled games. Each is also registered as a plugin (``arena.plugins.builtin``)."""
 
-from .base import (
+from arena.games.base import (
     TERMINAL,
     Game,
     GameError,
@@ -14,8 +14,8 @@ from .base import (
     State,
     replay,
 )
-from .how_low import HowLowCanYouGo
-from .twenty_down import TwentyDown
+from arena.games.how_low import HowLowCanYouGo
+from arena.games.twenty_down import TwentyDown
 
 BUILTIN_GAMES: tuple[type[Game], ...] = (HowLowCanYouGo, TwentyDown)
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from math import floor as _floor
 from typing import Any, ClassVar
 
-from ..cards import ASCII_NAMES, Card, CardError, Suit, parse_card, parse_suit
+from arena.cards import ASCII_NAMES, Card, CardError, Suit, parse_card, parse_suit
 
 TERMINAL = -1
 RECORD_FORMAT = "arena-record/1"
@@ -113,7 +113,7 @@ class Observation:
     fields: ClassVar[tuple[str, ...]] = ("game", "seat", "legal_actions")
     # Field -> another field whose earlier value the first one's new value usually begins with
     # (say, the tricks of the deal just ended and the tricks of that deal seen before): a hint that
-    # lets a seat's observation travel between processes as its changes (``arena.wire``).
+    # lets a seat's observation travel between processes as its changes (``arena.execution.process.wire``).
     grows_from: ClassVar[dict[str, str]] = {}
 
     def to_json(self) -> dict:
@@ -423,7 +423,7 @@ def replay(record: dict, games: dict[str, type[Game]] | None = None) -> State:
     chance events unused, or the result differs from the one the record states.
     """
     if games is None:
-        from . import BUILTIN_GAMES
+        from arena.games import BUILTIN_GAMES
 
         games = {g.name: g for g in BUILTIN_GAMES}
     state = game_from_record(record, games).replay_state(record.get("chance", []))

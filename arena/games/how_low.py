@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
-from ..cards import ACE, CARDS, KING, RANK_OF, SUIT_OF, Card, full_pack, parse_card
-from .base import (
+from arena.cards import ACE, CARDS, KING, RANK_OF, SUIT_OF, Card, full_pack, parse_card
+from arena.games.base import (
     TERMINAL,
     Chance,
     Game,

@@ -24,8 +24,8 @@ from itertools import combinations
 from math import comb
 from typing import Any, ClassVar, NamedTuple
 
-from ..cards import ASCII_NAMES, CARDS, DIAMONDS, HEARTS, SUITS, Card, piquet_pack
-from .base import (
+from arena.cards import ASCII_NAMES, CARDS, DIAMONDS, HEARTS, SUITS, Card, piquet_pack
+from arena.games.base import (
     TERMINAL,
     Chance,
     Game,
@@ -224,7 +224,7 @@ class TwentyDownState(State):
         if pub is None:
             # The public tuples change at most once a trick: built once, shared until then. One
             # equal to its predecessor is that very object, so that a seat's next observation
-            # shows it unchanged at a glance (``arena.wire`` sends observations as changes).
+            # shows it unchanged at a glance (``arena.execution.process.wire`` sends observations as changes).
             points = tuple(self.points)
             exchanged = tuple(self.exchanged)
             tricks_won = tuple(self.tricks_won)

@@ -1,0 +1,124 @@
+"""``arena bench``: decisions per second of the bare engines and of whole runs, in one sitting.
+
+The engine figure is random legal play with no harness (``engine_bench``). The harness figure is a
+real tournament — four seeded random bots, the referee with its time limit, TrueSkill updates and
+SQLite storage with records — run with ``--jobs 1`` and ``--jobs 2``, with the bots inside the game
+workers (``--isolation shared``) and each in its own process (``--isolation process``). Each figure is the median of
+``repeats`` measurements; ratios are taken between medians measured in the same run.
+"""
+
+from __future__ import annotations
+
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from arena.ratings import fast_trueskill
+from arena.execution.process import wire
+from arena.bench.engines import measure
+from arena.games import BUILTIN_GAMES
+from arena.plugins.loading import Registry, load_registry
+from arena.ratings.trueskill import environment_for
+from arena.store.database import Store
+from arena.tournament.run import GamePlan, Tournament, run_tournament
+
+BENCH_BOTS = """
+import arena
+
+
+class BenchRandom(arena.Bot):
+    def act(self, observation):
+        legal = observation.legal_actions
+        return legal[self.rng.randrange(len(legal))]
+
+
+@arena.hookimpl
+def arena_register_bots(register):
+    for i in range(1, 5):
+        register(BenchRandom, name=f"random-{i}")
+"""
+
+
+def _random_registry(folder: Path) -> Registry:
+    """Four seeded random bots, from a real bot file so that they can run in their own processes."""
+    (folder / "bench_random.py").write_text(BENCH_BOTS, encoding="utf-8")
+    return load_registry(bots_dir=folder, entry_points=False)
+
+
+def harness_rate(
+    game_name: str,
+    games: int,
+    jobs: int,
+    records: bool = True,
+    seed: int = 1,
+    isolation: str = "shared",
+) -> tuple[float, float]:
+    """(decisions/s, games/s) of one full run of four random bots."""
+    with tempfile.TemporaryDirectory() as folder:
+        registry = _random_registry(Path(folder))
+        game_class = registry.games[game_name].cls
+        plan = GamePlan(
+            game_name,
+            game_class.default_players,
+            [f"random-{i}" for i in range(1, 5)],
+            environment=environment_for(game_name),
+        )
+        tournament = Tournament(
+            [plan], games=games, seed=str(seed), records=records, isolation=isolation
+        )
+        store = Store(Path(folder) / "bench.db")
+        start = time.perf_counter()
+        summary = run_tournament(tournament, registry, store, jobs=jobs, resume=False)
+        seconds = time.perf_counter() - start
+        store.close()
+    return summary.decisions / seconds, summary.games_played / seconds
+
+
+def run_bench(
+    games: int = 300, repeats: int = 5, harness: bool = True, echo: Callable = print
+) -> dict:
+    figures: dict = {}
+    if harness:
+        echo(f"TrueSkill updates: {fast_trueskill.implementation()}")
+        echo(f"Observations for bot processes diffed in: {wire.implementation()}")
+    for game_class in BUILTIN_GAMES:
+        game = game_class()
+        row = measure(game, games, repeats=repeats)
+        figures[(game.name, "engine")] = row["decisions_per_s"]
+        echo(
+            f"{game.name:<20} engine          {row['decisions_per_s']:>10,.0f} decisions/s"
+            f"  {row['games_per_s']:>8,.1f} games/s  ({row['decisions_per_game']:.0f} decisions/game)"
+        )
+        if not harness:
+            continue
+        # Runs long enough (about two seconds) that starting the workers does not count.
+        run_games = max(games, int(row["games_per_s"]))
+        for jobs in (1, 2):
+            rates = [harness_rate(game.name, run_games, jobs, seed=r) for r in range(repeats)]
+            dps = statistics.median(r[0] for r in rates)
+            gps = statistics.median(r[1] for r in rates)
+            figures[(game.name, f"jobs{jobs}")] = dps
+            echo(
+                f"{game.name:<20} run --jobs {jobs}     {dps:>10,.0f} decisions/s  {gps:>8,.1f} games/s"
+                f"  ({dps / figures[(game.name, 'engine')]:.2f}× engine)"
+            )
+        echo(
+            f"{game.name:<20} --jobs 2 / --jobs 1 = "
+            f"{figures[(game.name, 'jobs2')] / figures[(game.name, 'jobs1')]:.2f}×"
+        )
+        # A quarter of the shared mode's rate or more: half as many games take two seconds or
+        # more, so that starting the four bot processes (about 0.2 s) counts for a tenth at most.
+        for jobs in (1, 2):
+            rates = [
+                harness_rate(game.name, run_games // 2, jobs, seed=r, isolation="process")
+                for r in range(repeats)
+            ]
+            dps = statistics.median(r[0] for r in rates)
+            figures[(game.name, f"process{jobs}")] = dps
+            echo(
+                f"{game.name:<20} --isolation process --jobs {jobs}  {dps:>10,.0f} decisions/s"
+                f"  ({dps / figures[(game.name, f'jobs{jobs}')]:.2f}× the shared mode)"
+            )
+    return figures

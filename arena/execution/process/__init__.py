@@ -1,0 +1,1 @@
+"""``--isolation process``: every bot in its own sandboxed process; what crosses the pipes."""

@@ -1,0 +1,260 @@
+"""A bot's own process (``--isolation process``): one bot, its objects, and nothing else.
+
+Started by a game worker as a fresh interpreter (``python -m arena.execution.process.bot_host``), it imports only the
+bot's own file (or entry point), limits its own memory, and serves batches of commands:
+
+- ``("new", id, seed, info)``: create a bot object for one seat of one game and call ``start``;
+- ``("act", id, observation)``: one decision; ``("act_changes", id, changes)``: one decision, its
+  observation given as changes to the last one of that id (``arena.execution.process.wire.changes``);
+- ``("end", id, result)``: call ``end`` and forget the object; ``("drop", id)``: just forget it.
+
+Every command is answered with a code and the seconds it took: the index of the chosen legal action
+(for ``act``), ``-1`` for a plain success, or ``-2`` for a fault, whose kind (``exception``,
+``illegal``, ``timeout``, ``memory``) and one-line message follow in JSON. The answers to a batch go
+back in one write, as binary arrays (``arena.execution.process.wire``), cheaper to make and read than text. Before
+each command the host counts it in a small shared page, so that if the process dies or hangs,
+the worker knows which decision did it. The answer is an
+index checked against a copy of the legal actions taken before the bot saw them; the worker reads
+only numbers and JSON from this process: nothing a bot does here can reach the game.
+Nothing of the game state, the other bots or the database exists in this process.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import mmap
+import os
+import resource
+import sys
+import time
+from array import array
+
+from arena.execution.lifeline import die_with_parent
+from arena.plugins.loading import load_bot_alone
+from arena.referee.table import _NO_ANSWER, _describe, classify
+from arena.execution.process.sandbox import no_memory_access, signal_only_self
+from arena.referee.clock import INF, get_watchdog
+from arena.execution.process.wire import (
+    FAULT,
+    MAX_DESCRIPTION,
+    OK,
+    CommandDecoder,
+    apply_changes,
+    builder,
+    encode_answers,
+    fields_getter,
+)
+
+CONFIG_ENV = "ARENA_BOTHOST"
+
+
+def _read_exact(fd: int, n: int) -> bytes | None:
+    chunks = []
+    while n:
+        chunk = os.read(fd, n)
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        n -= len(chunk)
+    return b"".join(chunks)
+
+
+class Host:
+    def __init__(self, config: dict):
+        self.move_time = float(config["move_time"])
+        self.reply_fd = int(config["reply_fd"])
+        self.spec = load_bot_alone(tuple(config["origin"]), config["bot"])
+        self.bots: dict = {}
+        self.views: dict = {}  # id -> (builder of its class, field values) of its last observation
+        self.codes = array("i")
+        self.seconds = array("d")
+        self.faults: list = []
+        self.started = 0  # commands begun, over the life of the process
+        self.watchdog = get_watchdog(self.move_time)
+        self.progress = memoryview(mmap.mmap(int(config["progress_fd"]), 8)).cast("Q")
+
+    def reply(self, status: str, value, seconds: float) -> None:
+        if status == "ok":
+            self.codes.append(OK if value is None else value)
+        else:
+            self.faults.append((len(self.codes), status, str(value)[:MAX_DESCRIPTION]))
+            self.codes.append(FAULT)
+        self.seconds.append(seconds)
+
+    def flush(self) -> None:
+        data = encode_answers(self.codes, self.seconds, self.faults)
+        self.codes = array("i")
+        self.seconds = array("d")
+        self.faults = []
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self.reply_fd, view) :]
+
+    def timed(self, function, *args):
+        """Run bot code under the time limit -> (status, value, seconds)."""
+        watchdog = self.watchdog
+        clock = time.perf_counter
+        start = clock()
+        watchdog.deadline = start + self.move_time
+        try:
+            value = function(*args)
+            watchdog.deadline = INF
+        except BaseException as exc:  # SystemExit and KeyboardInterrupt from a bot are faults
+            kind, message = classify(exc, _NO_ANSWER, self.move_time)
+            watchdog.deadline = INF
+            return kind, message, clock() - start
+        return "ok", value, clock() - start
+
+    def act(self, bot, observation) -> tuple[str, object, float]:
+        legal = list(observation.legal_actions)  # the bot may change the one it is given
+        watchdog = self.watchdog
+        clock = time.perf_counter
+        answer = _NO_ANSWER
+        start = clock()
+        watchdog.deadline = start + self.move_time
+        try:
+            answer = bot.act(observation)
+            index = legal.index(answer)
+            watchdog.deadline = INF
+        except BaseException as exc:
+            kind, message = classify(exc, answer, self.move_time)
+            watchdog.deadline = INF
+            return kind, message, clock() - start
+        seconds = clock() - start
+        if seconds > self.move_time:
+            return (
+                "timeout",
+                f"answered after {seconds:.3f} s (limit {self.move_time:g} s)",
+                seconds,
+            )
+        return "ok", index, seconds
+
+    def serve(self, command_fd: int) -> None:
+        decoder = CommandDecoder()
+        first = True  # the objects both ends know
+        while True:
+            header = _read_exact(command_fd, 4)
+            if header is None:
+                return
+            batch = decoder.decode(_read_exact(command_fd, int.from_bytes(header, "little")) or b"")
+            if first:
+                first = False
+                continue
+            self.run(batch)
+            if self.codes:
+                self.flush()
+
+    def run(self, batch: list) -> None:
+        progress = self.progress
+        started = self.started
+        codes = self.codes
+        times = self.seconds
+        views = self.views
+        for command in batch:
+            started += 1
+            self.started = progress[0] = started
+            op = command[0]
+            if op == "act_changes" or op == "act":
+                key = command[1]
+                if op == "act_changes":
+                    view = views.get(key)
+                    if view is None:  # dropped since the worker made this command: answer ignored
+                        self.reply("gone", "the bot object no longer exists", 0.0)
+                        continue
+                    build, values = view
+                    apply_changes(values, command[2])
+                    observation = build(values)
+                else:
+                    observation = command[2]
+                    getter = fields_getter(type(observation))
+                    if getter is not None:
+                        views[key] = (builder(type(observation)), list(getter(observation)))
+                bot = self.bots.get(key)
+                if bot is None:
+                    self.reply("gone", "the bot object no longer exists", 0.0)
+                    continue
+                status, value, seconds = self.act(bot, observation)
+                if status == "ok":
+                    codes.append(value)
+                    times.append(seconds)
+                else:
+                    self.reply(status, value, seconds)
+                    self.watchdog.restore()
+            elif op == "new":
+                _, key, seed, info = command
+                self.views.pop(key, None)
+                status, bot, seconds = self.timed(self.spec.create)
+                if status != "ok":
+                    self.reply(status, f"could not be created: {bot}", seconds)
+                    continue
+                bot._arena_seed = seed
+                self.bots[key] = bot
+                if getattr(type(bot), "start", None) is not None:
+                    status, value, more = self.timed(bot.start, info)
+                    if status != "ok":
+                        self.reply(status, f"in start(): {value}", seconds + more)
+                        continue
+                self.reply("ok", None, seconds)
+            elif op == "end":
+                self.views.pop(command[1], None)
+                bot = self.bots.pop(command[1], None)
+                if bot is None or getattr(type(bot), "end", None) is None:
+                    self.reply("ok", None, 0.0)
+                    continue
+                status, value, seconds = self.timed(bot.end, command[2])
+                self.reply(status, None if status == "ok" else value, seconds)
+            elif op == "drop":
+                self.views.pop(command[1], None)
+                self.bots.pop(command[1], None)
+                self.reply("ok", None, 0.0)
+
+
+def _batch_scheduling() -> None:
+    """Woken by a batch, wait for a free CPU rather than preempt the game worker, which every
+    game waits on (``SCHED_BATCH``: the same share of the CPU, no wake-up preemption)."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
+    except (AttributeError, OSError):
+        pass
+
+
+def _limit_memory(limit: int) -> None:
+    if limit > 0:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def main() -> None:
+    config = json.loads(os.environ.pop(CONFIG_ENV))
+    die_with_parent()
+    _batch_scheduling()
+    command_fd = int(config["command_fd"])
+    # The bot's prints must not reach the reply pipe, nor the run's own output.
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    if config.get("cpu"):
+        seconds = int(config["cpu"])
+        resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
+    signal_only_self()  # before the bot's file is imported: it may not kill its worker or the run
+    no_memory_access()  # nor may other bots read its memory
+    try:
+        host = Host(config)
+    except BaseException as exc:
+        data = encode_answers(
+            array("i", [FAULT]), array("d", [0.0]), [[0, "broken", _describe(exc)[:MAX_DESCRIPTION]]]
+        )
+        os.write(int(config["reply_fd"]), data)
+        return
+    _limit_memory(int(config.get("memory", 0)))
+    # What is loaded now lives as long as the process: the collector need not look at it again.
+    # And most of what a batch unpickles is freed at once, before a collection would look at it.
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(10_000, 10, 10)
+    host.reply("ready", None, 0.0)
+    host.flush()
+    host.serve(command_fd)
+
+
+if __name__ == "__main__":
+    main()

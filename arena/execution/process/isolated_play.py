@@ -1,0 +1,642 @@
+"""``--isolation process``: every bot in its own process, decisions sent in batches.
+
+A game worker steps many games at once (a chunk of the schedule), like a vectorised RL
+environment: each round it advances every game to its next bot decision, groups the decisions by
+bot, sends each bot process its batch in one message, and applies the answers as they come back.
+A pipe round trip costs about 60 µs here; batching pays it once per round instead of once per
+decision. Every single decision is still timed and limited (in the bot process, and here by the
+gap between two answers), and every answer is an index into the legal actions, checked by the
+referee (``referee.Table``).
+
+A bot process that dies, breaks its memory or CPU-time limit, stops answering or forges what it
+sends is killed and replaced. The game whose decision it was on is replayed with that seat
+forfeited from that decision (a ``crash``, ``memory``, ``cpu`` or ``timeout`` fault); other games
+that had a bot object in that process are replayed from their start. Games are deterministic, so
+the outcome does not depend on when or where it happened.
+
+A process that ended is described by how it ended (its exit code or signal), whatever told the
+worker first: the end of its reply pipe, a command pipe that no longer takes anything, or the
+process found gone. Only bytes that are not answers, more answers than it owes, or a progress
+counter it cannot have reached are blamed as forgery; what it wrote before its pipe ended is read
+first, so garbage followed by an exit is still forgery.
+"""
+
+from __future__ import annotations
+
+import gc
+import mmap
+import multiprocessing.util
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from collections import deque
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from arena.bot import seat_seed
+from arena.execution.process.bot_host import CONFIG_ENV
+from arena.execution.lifeline import child_environment
+from arena.plugins.loading import BotSpec, Registry
+from arena.referee.table import GameOutcome, SeatForfeit, Table
+from arena.execution.process.sandbox import no_memory_access
+from arena.tournament.schedule import ScheduledGame
+from arena.referee.clock import grace_for
+from arena.execution.process.wire import (
+    FAULT,
+    CommandEncoder,
+    decode_answers,
+    differ_for,
+    fields_getter,
+    known_objects,
+)
+from arena.execution.workers import TaskFeed
+
+STARTUP_SECONDS = 30.0
+# A process's pipes close a moment before it can be reaped: how long to wait for its exit status
+# once they have. (Only a process that closed them itself and goes on waits it all.)
+ENDING_SECONDS = 2.0
+FORGERY = "it wrote to arena's side of its pipes itself; its process was killed"
+IN_PLAY = 96  # games a worker plays at once
+
+
+class IsolationError(Exception):
+    """A bot cannot run in its own process at all (e.g. it was not loaded from a file)."""
+
+
+class BotProcess:
+    """The worker's handle on one bot's process: started here, usable after ``wait_ready``."""
+
+    def __init__(self, spec: BotSpec, move_time: float, memory: int, cpu: int | None, known: list):
+        if spec.origin is None:
+            raise IsolationError(
+                f"bot {spec.name!r} ({spec.source}) was not loaded from a file or an entry point, "
+                "so it cannot run in its own process"
+            )
+        self.name = spec.name
+        self.cpu = cpu
+        command_read, self.command_fd = os.pipe()
+        self.reply_fd, reply_write = os.pipe()
+        progress_fd = os.memfd_create("arena-bot-progress")
+        os.ftruncate(progress_fd, 8)
+        self.progress = mmap.mmap(progress_fd, 8)
+        config = {
+            "origin": list(spec.origin),
+            "bot": spec.name,
+            "move_time": move_time,
+            "memory": memory,
+            "cpu": cpu,
+            "command_fd": command_read,
+            "reply_fd": reply_write,
+            "progress_fd": progress_fd,
+        }
+        env = child_environment(CONFIG_ENV, config)
+        self.process = subprocess.Popen(
+            # -P: not the working directory first on sys.path (a json.py there would do)
+            [sys.executable, "-P", "-m", "arena.execution.process.bot_host"],
+            pass_fds=(command_read, reply_write, progress_fd),
+            env=env,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,  # its own process group: killed with whatever it started
+        )
+        os.close(command_read)
+        os.close(reply_write)
+        os.close(progress_fd)
+        os.set_blocking(self.command_fd, False)
+        self.encoder = CommandEncoder(known)
+        self.buffer = bytearray()
+        self.expected: deque = deque()  # (run, op, seat, attempt) of each command not answered
+        self.sent = 0
+        self.answered = 0
+        self.last_progress = time.monotonic()
+        self.last_seen = 0
+        # Its pipes' ends, as found by ``receive`` (the reply pipe's end read: every answer
+        # before it read too) and by ``send`` (nothing reads the command pipe any more).
+        self.eof = False
+        self.epipe = False
+        self.cpu_used: float | None = None  # CPU seconds, once it has ended (see ``ended``)
+
+    def wait_ready(self) -> None:
+        """Wait for the process to have loaded its bot; IsolationError if it cannot."""
+        first = self.read_answers(time.monotonic() + STARTUP_SECONDS, owed=1)  # "ready"
+        self.answered = 0
+        kind, detail = (first[2].get(0) if first else None) or ("", "it did not start")
+        if first is None and self.eof:
+            detail = f"it did not start: {self.death()[1]}"
+        if kind == "ready" and not self._write(self.encoder.preamble, time.monotonic() + 1.0):
+            kind, detail = "", "it stopped at once"
+        if kind != "ready":
+            self.kill()
+            raise IsolationError(f"bot {self.name!r} cannot start in its own process: {detail}")
+
+    def send(self, commands: list, deadline: float) -> bool:
+        """Write one batch; False if the process does not take it in time, or cannot take it any
+        more (``epipe`` is then set)."""
+        return self._write(self.encoder.encode(commands), deadline)
+
+    def _write(self, data: bytes, deadline: float) -> bool:
+        view = memoryview(data)
+        while view:
+            try:
+                written = os.write(self.command_fd, view)
+                view = view[written:]
+            except BlockingIOError:
+                wait = deadline - time.monotonic()
+                if wait <= 0:
+                    return False
+                select.select([], [self.command_fd], [], wait)
+            except OSError:  # EPIPE: nothing reads the other end, the process has ended
+                self.epipe = True
+                return False
+        return True
+
+    def read_answers(self, deadline: float, owed: int) -> tuple[list, list, dict] | None:
+        """The answers in by ``deadline`` (see ``receive``), waiting for some."""
+        while True:
+            wait = max(0.0, deadline - time.monotonic())
+            ready, _, _ = select.select([self.reply_fd], [], [], wait)
+            if not ready:
+                return [], [], {}
+            answers = self.receive(owed)
+            if answers is None or answers[0]:
+                return answers
+
+    def receive(self, owed: int | None = None) -> tuple[list, list, dict] | None:
+        """Read the pipe, which is readable -> (codes, seconds, {position: (kind, message)}) of
+        the complete answers in; None if the pipe has ended (``eof`` is then set: the process is
+        gone, and ``death`` tells how), or if the process wrote something else, or more answers
+        than the ``owed`` ones (default: one for each command not answered yet).
+
+        What came before the end of the pipe is read first: garbage followed by an exit is
+        garbage. An answer cut short by the end of the pipe is not (a process killed while
+        writing leaves one); it is left unread, and the end is read next."""
+        try:
+            chunk = os.read(self.reply_fd, 1 << 16)
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self.eof = True
+            return None
+        self.buffer += chunk
+        decoded = decode_answers(self.buffer, len(self.expected) if owed is None else owed)
+        if decoded is None:
+            return None
+        used, codes, seconds, faults = decoded
+        del self.buffer[:used]
+        self.answered += len(codes)
+        return codes, seconds, faults
+
+    def started(self) -> int:
+        """How many commands the bot process has begun, over its life."""
+        return int.from_bytes(self.progress[0:8], sys.byteorder)  # the host writes a native "Q"
+
+    def ended(self) -> bool:
+        """Whether the process has ended (reaped here, with the CPU time it used)."""
+        if self.process.returncode is not None:
+            return True
+        try:
+            pid, status, usage = os.wait4(self.process.pid, os.WNOHANG)
+        except ChildProcessError:  # (reaped already: Popen knows how it ended)
+            return self.process.poll() is not None
+        if not pid:
+            return False
+        self.process.returncode = os.waitstatus_to_exitcode(status)
+        self.cpu_used = usage.ru_utime + usage.ru_stime
+        return True
+
+    def death(self) -> tuple[str, str]:
+        """How the process ended -> (fault kind, message), once its pipes have ended or it is
+        known to be gone: its exit code or signal, ``cpu`` for its CPU-time limit (SIGXCPU, or
+        the SIGKILL of the hard limit a second later, for a bot that ignores SIGXCPU). Its pipes
+        close a moment before it can be reaped: this waits for that moment."""
+        ending = time.monotonic() + ENDING_SECONDS
+        while not self.ended():
+            if time.monotonic() >= ending:  # it closed them itself, and goes on
+                return "crash", (
+                    "its pipes to arena closed but its process did not end; it was killed"
+                )
+            time.sleep(0.002)
+        code = self.process.returncode
+        if code >= 0:
+            return "crash", f"its process ended (exit code {code})"
+        limit = self.cpu
+        if limit and (
+            -code == signal.SIGXCPU or (-code == signal.SIGKILL and (self.cpu_used or 0.0) >= limit)
+        ):
+            how = signal.Signals(-code).name
+            return (
+                "cpu",
+                f"its process was killed by {how}: it used up its CPU-time limit of {limit} s",
+            )
+        try:
+            return "crash", f"its process was killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return "crash", f"its process was killed by signal {-code}"
+
+    def kill(self) -> None:
+        try:  # the bot process and anything it started (the filter keeps them in its group)
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except OSError:  # the group is gone, or not there: at least the process itself
+            if self.process.poll() is None:
+                self.process.kill()
+        self.process.wait()
+        for fd in (self.command_fd, self.reply_fd):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self.progress.close()
+
+
+_UNDESCRIBED = ("exception", "a fault it did not describe")
+
+
+@contextmanager
+def _fewer_collections():
+    """Most of what a round allocates is freed by the next one: collect less often meanwhile.
+    (What the games keep, such as their histories, still grows by a few objects a decision:
+    collecting at 100,000 rather than 10,000 saves the worker about 1 % of its instructions.)"""
+    old = gc.get_threshold()
+    gc.set_threshold(100_000, 10, 10)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
+
+
+@dataclass(eq=False)
+class _Chunk:
+    """The games of one task from the pool, and how many of them are not finished."""
+
+    runs: list[_Run]
+    left: int = 0
+
+
+@dataclass(eq=False)
+class _Run:
+    """One scheduled game being played (perhaps again, after a bot process died)."""
+
+    item: ScheduledGame
+    forfeits: dict[int, SeatForfeit]
+    chunk: _Chunk
+    attempt: int = 0
+    table: Table | None = None
+    created: set = field(default_factory=set)
+    # seat -> [class, its fields_getter, its differ_for, field values] of its last observation
+    views: dict = field(default_factory=dict)
+    phase: str = "play"  # play, end, done
+    waiting: int = 0
+    outcome: GameOutcome | None = None
+
+    def __post_init__(self):
+        # The id of seat s's bot object is first_key + s: one bot object per seat of a game (a
+        # replayed game's old ones are dropped first).
+        self.first_key = self.item.index * 4096
+
+
+def _act(run: _Run, seat: int, key: int, table: Table) -> tuple:
+    """The command of the seat's decision: its observation, or its changes since the last."""
+    observation = table.observation()
+    cls = type(observation)
+    view = run.views.get(seat)
+    if view is not None and view[0] is cls:
+        values = view[1](observation)
+        found = view[2](values, view[3])
+        view[3] = values  # (updated in place: one object fewer per decision)
+        return ("act_changes", key, found)
+    getter = fields_getter(cls)
+    if getter is not None:
+        run.views[seat] = [cls, getter, differ_for(cls), getter(observation)]
+    return ("act", key, observation)
+
+
+class IsolatedPlayer:
+    """Plays chunks of games in one worker with each bot in its own process."""
+
+    def __init__(
+        self,
+        registry: Registry,
+        games: dict,
+        move_time: float,
+        max_faults: int,
+        records: bool,
+        memory: int,
+        cpu: int | None = None,
+    ):
+        self.registry = registry
+        self.games = games
+        self.move_time = move_time
+        self.max_faults = max_faults
+        self.records = records
+        self.memory = memory
+        self.cpu = cpu
+        self.limit = move_time + grace_for(move_time)
+        self.processes: dict[str, BotProcess] = {}
+        self.broken: dict[str, str] = {}  # bots that cannot start in a process of their own
+        self.known = known_objects(games.values())
+        no_memory_access()  # this worker holds every seat's cards: no bot process may read them
+        # When the worker ends, its bot processes end, and with them whatever the bots started
+        # (the bot processes themselves would die with the worker anyway, their children not).
+        multiprocessing.util.Finalize(self, self.close, exitpriority=10)
+
+    def close(self) -> None:
+        for process in self.processes.values():
+            process.kill()
+        self.processes.clear()
+
+    def _process(self, name: str) -> BotProcess:
+        if name in self.broken:
+            raise IsolationError(self.broken[name])
+        process = self.processes.get(name)
+        if process is not None and process.ended():
+            # Died while we were busy elsewhere: blame what it was on, if anything.
+            self._ended(name, process)
+            process = None
+        if process is None:
+            self._launch([name])
+            if name in self.broken:
+                raise IsolationError(self.broken[name])
+            process = self.processes[name]
+        return process
+
+    def _launch(self, names) -> None:
+        """Start processes for ``names`` all at once (each takes a while to import its bot)."""
+        started = []
+        for name in names:
+            try:
+                started.append(
+                    BotProcess(
+                        self.registry.bots[name], self.move_time, self.memory, self.cpu, self.known
+                    )
+                )
+            except IsolationError as exc:
+                self.broken[name] = str(exc)
+        for process in started:
+            try:
+                process.wait_ready()
+                self.processes[process.name] = process
+            except IsolationError as exc:
+                self.broken[process.name] = str(exc)
+
+    def _start(self, run: _Run) -> None:
+        run.attempt += 1
+        item = run.item
+        run.table = Table(
+            self.games[item.game],
+            item.seats,
+            item.seed,
+            self.move_time,
+            self.max_faults,
+            self.records,
+            run.forfeits,
+        )
+        run.created = set()
+        run.views = {}
+        run.phase = "play"
+        run.waiting = 0
+        self.ready.append(run)
+
+    def play(self, feed: TaskFeed) -> None:
+        """Play the tasks of ``feed`` until it closes, each task's outcomes given back in order.
+
+        At most ``IN_PLAY`` games are played at once, a new one begun as soon as one ends, from
+        the next task when a task's games have all begun: game lengths vary, and a task's last
+        few games would otherwise be played alone, one decision per batch, with the bot
+        processes mostly idle. (More games at once make larger batches, but each decision then
+        finds less of its game in the processor's caches.)
+        """
+        self.chunks: deque[_Chunk] = deque()  # the tasks taken, oldest first
+        self.waiting_start: deque[_Run] = deque()  # their games not begun yet
+        self.ready: list[_Run] = []  # games owed no answer: their next decisions can go out
+        self.playing = 0  # games begun and not finished
+        # As soon as some answers are in, their games move on and their next decisions go out,
+        # so that the bot processes and the referee work at the same time.
+        with _fewer_collections():
+            while True:
+                if not self.waiting_start and self.playing < IN_PLAY:
+                    task = feed.take(wait=not self.playing)
+                    if task is not None:
+                        self._take(task.items, task.forfeits)
+                    elif not self.playing:
+                        return
+                while self.waiting_start and self.playing < IN_PLAY:
+                    self.playing += 1
+                    self._start(self.waiting_start.popleft())
+                if self.ready:
+                    self._send()
+                if self.playing:
+                    self._collect()
+                while self.chunks and not self.chunks[0].left:
+                    feed.give([run.outcome for run in self.chunks.popleft().runs])
+
+    def _take(self, items: list[ScheduledGame], forfeits: dict[int, dict]) -> None:
+        chunk = _Chunk([])
+        chunk.runs = [_Run(item, dict(forfeits.get(item.index) or {}), chunk) for item in items]
+        chunk.left = len(chunk.runs)
+        self.chunks.append(chunk)
+        self.waiting_start.extend(chunk.runs)
+        needed = {name for item in items for name in item.seats}
+        self._launch(sorted(needed - set(self.processes) - set(self.broken)))
+
+    def _next_commands(self, run: _Run, batches: dict) -> None:
+        """Add the game's next commands to ``batches``: bot name -> (what each command is for,
+        the commands)."""
+        table = run.table
+        names = run.item.seats
+        if run.phase == "play":
+            seat = table.advance()
+            if seat is not None:
+                name = names[seat]
+                batch = batches.get(name)
+                if batch is None:
+                    batch = batches[name] = ([], [])
+                expected, commands = batch
+                key = run.first_key + seat
+                if seat not in run.created:
+                    run.created.add(seat)
+                    expected.append((run, "new", seat, run.attempt))
+                    commands.append(("new", key, seat_seed(run.item.seed, seat), table.info(seat)))
+                    run.waiting += 1
+                expected.append((run, "act", seat, run.attempt))
+                commands.append(_act(run, seat, key, table))
+                run.waiting += 1
+                return
+            run.phase = "end"
+            result = table.result()
+            for seat in sorted(run.created):
+                if table.is_forfeited(seat):
+                    self._drop(run, seat)
+                    continue
+                expected, commands = batches.setdefault(names[seat], ([], []))
+                expected.append((run, "end", seat, run.attempt))
+                commands.append(("end", run.first_key + seat, result))
+                run.waiting += 1
+        if run.phase == "end" and not run.waiting:
+            run.phase = "done"
+            run.outcome = table.outcome()
+            run.chunk.left -= 1
+            self.playing -= 1
+
+    def _send(self) -> None:
+        """Move every game owed no answer to its next decisions; send them."""
+        batches: dict[str, tuple[list, list]] = {}
+        ready, self.ready = self.ready, []
+        for run in ready:
+            if run.phase != "done" and not run.waiting:  # (a replayed game may be listed twice)
+                self._next_commands(run, batches)
+        now = time.monotonic()
+        for name, (expected, commands) in batches.items():
+            try:
+                process = self._process(name)
+            except IsolationError as exc:
+                # A bot that cannot even start alone: every seat of it forfeits from the start.
+                for run, _, seat, attempt in expected:
+                    if run.attempt == attempt:
+                        run.forfeits[seat] = SeatForfeit(0, "crash", str(exc))
+                        self._restart(run)
+                continue
+            if not process.expected:
+                process.last_progress = now
+            # The attempt is the one the command was made for: a game may have been restarted
+            # since, by a failure found while sending to another process.
+            process.expected.extend(expected)
+            process.sent += len(commands)
+            if not process.send(commands, now + self.limit):
+                self._stopped(name, process)
+
+    def _collect(self) -> None:
+        """Settle the answers that are in, waiting for some; handle processes that fail."""
+        owing = {p.reply_fd: (name, p) for name, p in self.processes.items() if p.expected}
+        if not owing:
+            if not self.ready:
+                raise RuntimeError("internal error: a game waits for an answer nobody owes")
+            return
+        ready, _, _ = select.select(list(owing), [], [], 0.05)
+        for fd in ready:
+            name, process = owing[fd]
+            answers = process.receive()
+            if answers is None:
+                # The end of its pipe (the process ended: how, its exit status tells, even if it
+                # cannot be reaped yet), or bytes that are not answers, read before any end.
+                self._failed(name, process, "ended" if process.eof else "garbled")
+                continue
+            self._settle(process.expected, *answers)
+        # Each command may take up to the limit: watch the one each process is on.
+        now = time.monotonic()
+        for name, process in list(self.processes.items()):
+            if not process.expected:
+                continue
+            started = process.started()
+            if started == process.last_seen:
+                if now > process.last_progress + self.limit:
+                    self._stopped(name, process)
+            elif process.last_seen < started <= process.sent:
+                process.last_seen = started
+                process.last_progress = now
+            else:  # the bot wrote the counter itself, perhaps to look busy forever
+                self._failed(name, process, "garbled")
+
+    def _settle(self, expected: deque, codes: list, seconds: list, faults: dict) -> None:
+        ready = self.ready
+        next_expected = expected.popleft
+        for position, code in enumerate(codes):
+            run, op, seat, attempt = next_expected()
+            if run.attempt != attempt:
+                continue  # an answer for a game that has been restarted since
+            table = run.table
+            if op == "act":
+                if table.forfeited[seat]:  # its creation failed in this same batch
+                    table.fallback_move()
+                elif code != FAULT:
+                    table.resolve(code, seconds[position])
+                else:
+                    kind, message = faults.get(position, _UNDESCRIBED)
+                    if kind == "gone":
+                        table.fault("exception", "its bot object was lost")
+                    else:
+                        table.fault(kind, message, seconds[position])
+            elif code == FAULT:
+                kind, message = faults.get(position, _UNDESCRIBED)
+                if op == "new":
+                    created = not message.startswith("could not be created")
+                    table.fault_at_start(seat, kind, message, forfeit=not created)
+                elif op == "end":
+                    table.fault_at_end(seat, kind, message)
+            run.waiting -= 1
+            if not run.waiting:
+                ready.append(run)
+
+    def _stopped(self, name: str, process: BotProcess) -> None:
+        """The process took no command or gave no answer in time: it hangs, or it has ended."""
+        if process.epipe or process.ended():
+            self._ended(name, process)
+        else:
+            self._failed(name, process, "timeout")
+
+    def _ended(self, name: str, process: BotProcess) -> None:
+        """The process is gone, found otherwise than by reading the end of its reply pipe: read
+        the pipe to its end first (it comes at once, unless something the bot started holds it),
+        settling the answers in it, then blame the bot by how it ended, or for what it forged."""
+        why = "ended"
+        ending = time.monotonic() + ENDING_SECONDS
+        while not process.eof:
+            wait = ending - time.monotonic()
+            if wait < 0 or not select.select([process.reply_fd], [], [], wait)[0]:
+                break
+            answers = process.receive()
+            if answers is None:
+                why = "ended" if process.eof else "garbled"
+                break
+            self._settle(process.expected, *answers)
+        self._failed(name, process, why)
+
+    def _failed(self, name: str, process: BotProcess, why: str) -> None:
+        """A bot process ended, hung or forged what it sent (``why``: ``ended``, ``timeout`` or
+        ``garbled``): blame the decision it was on, replay what it touched."""
+        pending = list(process.expected)
+        # Answers come a batch at a time: those begun before the last one went through, but
+        # their answers are lost with the process, so their games are replayed too.
+        begun = min(max(process.started(), process.answered), process.sent) - process.answered
+        if why == "timeout":
+            kind = "timeout"
+            message = (
+                f"no answer within {self.move_time:g} s and could not be interrupted; "
+                "its process was killed"
+            )
+        elif why == "garbled":
+            kind, message = "crash", FORGERY
+            begun = max(begun, 1)  # its own word is worthless: blame the oldest command it owes
+        else:
+            kind, message = process.death()
+        process.kill()
+        del self.processes[name]
+        culprit = pending[begun - 1] if 0 < begun <= len(pending) else None
+        if culprit is not None and culprit[0].attempt == culprit[3] and culprit[1] != "drop":
+            run, op, seat, _ = culprit
+            decision = {"new": 0, "end": -1}.get(op, run.table.decision)
+            run.forfeits[seat] = SeatForfeit(decision, kind, message)
+        touched = {e[0] for e in pending}
+        for run in (run for chunk in self.chunks for run in chunk.runs):
+            if run.phase == "done":
+                continue
+            if run in touched or any(run.item.seats[s] == name for s in run.created):
+                self._restart(run)
+
+    def _restart(self, run: _Run) -> None:
+        # Bot objects of the old attempt in other processes are dropped; their answers ignored.
+        for seat in run.created:
+            self._drop(run, seat)
+        self._start(run)
+
+    def _drop(self, run: _Run, seat: int) -> None:
+        """Forget a seat's bot object in its process, if that still runs; the answer is ignored."""
+        process = self.processes.get(run.item.seats[seat])
+        if process is not None:
+            now = time.monotonic()
+            if not process.expected:
+                process.last_progress = now
+            process.expected.append((run, "drop", seat, -1))
+            process.sent += 1
+            process.send([("drop", run.first_key + seat)], now + self.limit)

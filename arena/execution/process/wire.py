@@ -1,0 +1,413 @@
+"""What goes through the pipes between a game worker and a bot process (``--isolation process``).
+
+Commands go as pickles, one batch per message. Both ends first learn a list of *known* objects
+(the names of the commands, the cards, the games' classes and their shared tables of card tuples,
+such as every pair of cards) that recur in every batch: afterwards each is a reference to the memo
+both ends keep, instead of a look-up by name on both sides, which cost more than the rest of an
+observation. And a seat's observation goes as its changes since that seat's last one
+(``changes``): most fields stay the same object from one decision to the next, tuples such as the
+finished tricks only grow, and others are rebuilt of the very same elements. Answers come back as
+binary arrays (``encode_answers``): the worker reads only numbers and JSON from a bot's process,
+never a pickle.
+
+The diff, applying it and the named tuples' pickling are also written in C, in the optional
+extension ``arena.execution.process._wire_c`` (built with ``arena._trueskill_c`` when a C compiler is present; the
+same results, object for object). It is used when built, unless ``ARENA_PURE_PYTHON_WIRE=1``
+or :func:`use_c_extension` says otherwise; :func:`implementation` tells which runs.
+"""
+
+from __future__ import annotations
+
+import copyreg
+import io
+import json
+import operator
+import pickle
+import struct
+import sys
+from array import array
+from collections.abc import Callable
+from keyword import iskeyword
+
+from arena import c_extensions
+from arena.cards import CARDS, SUITS
+from arena.games.base import Observation, _rebuild_observation
+
+# Bumped with every change of meaning of the Python code below that arena/execution/process/_wire_c.c repeats, and
+# there with the same change: an extension built from older sources is not used.
+_C_TRANSCRIPTION = 1
+
+_wire_c = c_extensions.load("arena.execution.process._wire_c", _C_TRANSCRIPTION)
+
+PURE_PYTHON_VARIABLE = "ARENA_PURE_PYTHON_WIRE"
+
+# The first item of every command (see bothost): names made only of letters and "_", which
+# Python interns, so that each is one object that the pickler finds in its memo.
+COMMANDS = ("new", "act", "act_changes", "end", "drop")
+OK = -1  # the code of a success that has no value
+FAULT = -2  # the code of a fault, described in the JSON part
+_ANSWERS = struct.Struct("<II")  # number of answers, bytes of JSON
+MAX_ANSWERS = 1 << 24
+MAX_DESCRIPTION = 500  # characters of a fault's message that are kept
+MAX_SHARED = 10_000  # tuples of one engine table that both ends memorise (every pair: 2,704)
+
+
+def known_objects(games) -> list:
+    """What both ends memorise first: the names of the commands, cards, suits, and from the games'
+    modules their classes and their tables of card tuples."""
+    known: list = [*COMMANDS, *CARDS, *SUITS, _rebuild_observation, _tuple_new]
+    known += (copyreg.__newobj__, copyreg._reconstructor)
+    atoms = {id(k) for k in known}
+    for game in games:
+        module = sys.modules.get(type(game).__module__)
+        for value in vars(module).values() if module else ():
+            if isinstance(value, type) and value.__module__ == module.__name__:
+                try:
+                    pickle.dumps(value, 3)
+                except Exception:
+                    continue
+                known.append(value)
+        for value in vars(module).values() if module else ():
+            if type(value) is tuple:
+                shared = _shared_tuples(value, atoms)
+                if len(shared) <= MAX_SHARED:  # a table of every hand would be too long to send
+                    known += shared
+    return known
+
+
+def _shared_tuples(table: tuple, atoms: set[int]) -> list:
+    """The tuples of ``atoms`` in a table of them, or in a table of such tables: an engine
+    that keeps, say, every pair of cards in one gives the same objects to every observation, and
+    a legal action that is one of them then goes as a reference to the memo."""
+    found = []
+    for item in table:
+        if type(item) is not tuple:
+            return []
+        if all(id(x) in atoms for x in item):
+            found.append(item)
+        else:
+            inner = _shared_tuples(item, atoms)
+            if not inner:
+                return []
+            found += inner
+    return found
+
+
+_use_c = False  # see use_c_extension
+
+
+def use_c_extension(enabled: bool = True) -> bool:
+    """Diff and apply in the C extension (when it is built) or, ``enabled=False``, in Python.
+
+    Returns whether the C extension is now in use. At import it is used unless the environment
+    variable ``ARENA_PURE_PYTHON_WIRE`` is set to anything but ``0`` or nothing. (Differs already
+    made keep their kind; a bot process and its worker may each use either.)
+    """
+    global _use_c
+    _use_c = enabled and _wire_c is not None
+    return _use_c
+
+
+def implementation() -> str:
+    """Which code diffs observations: the C extension or pure Python."""
+    return "C extension (arena.execution.process._wire_c)" if _use_c else "pure Python"
+
+
+_GETTERS: dict[type, Callable | None] = {}
+_IMMUTABLE: set[type] = {tuple, str, int, float, bool, type(None), frozenset, bytes}
+_is = operator.is_
+
+
+def fields_getter(cls: type) -> Callable | None:
+    """``cls``'s field values as a tuple, for an observation class; None for anything else."""
+    getter = _GETTERS.get(cls, False)
+    if getter is False:
+        fields = getattr(cls, "fields", ()) if issubclass(cls, Observation) else ()
+        getter = _GETTERS[cls] = operator.attrgetter(*fields) if len(fields) > 1 else None
+    return getter
+
+
+def _immutable(cls: type) -> bool:
+    params = getattr(cls, "__dataclass_params__", None)
+    immutable = cls.__dictoffset__ == 0 and (
+        issubclass(cls, (int, float, str, bytes, tuple, frozenset))
+        or (params is not None and params.frozen)
+    )
+    if immutable:
+        _IMMUTABLE.add(cls)
+    return immutable
+
+
+def changes(values: tuple, last: tuple, grows_from: tuple[tuple[int, int], ...] = ()) -> list:
+    """``values`` as changes to ``last`` (as long): ``[i, value, ...]`` for the fields that
+    changed, with ``-1 - i`` and the tail for a tuple that only grew. A field left out is the very
+    same immutable object (compared by identity: an engine that changed an object in place would
+    otherwise go unnoticed), or a tuple rebuilt of the very same elements, such as a score table
+    made again after a trick that changed no score. For a pair ``(i, j)`` of ``grows_from``, a
+    field ``i`` that begins with field ``j``'s last value goes as ``n + i * n + j`` and its tail,
+    first in the list (before ``j`` itself may change)."""
+    return changes_for(len(values), grows_from)(values, last)
+
+
+def differ_for(cls: type) -> Callable:
+    """``changes`` for observations of ``cls``, with the hints of its ``grows_from``."""
+    fields = cls.fields
+    pairs = tuple(
+        (fields.index(target), fields.index(source))
+        for target, source in getattr(cls, "grows_from", {}).items()
+        if target in fields and source in fields
+    )
+    return changes_for(len(fields), pairs)
+
+
+_DIFFERS: dict[tuple, Callable] = {}
+
+_FIELD_CHANGES = """
+    if v{i} is not l{i}:
+        if (
+            type(v{i}) is tuple
+            and type(l{i}) is tuple
+            and len(l{i}) <= len(v{i})
+            and all(map(is_, v{i}, l{i}))
+        ):
+            if len(l{i}) < len(v{i}):
+                found += (-1 - {i}, v{i}[len(l{i}) :]) if l{i} else ({i}, v{i})
+        else:
+{otherwise}
+    elif type(v{i}) not in immutable_types and not immutable(type(v{i})):
+        found += ({i}, v{i})"""
+
+_SENT_WHOLE = """            found += ({i}, v{i})"""
+
+_GROWN_FROM = """            if (
+                type(v{i}) is tuple
+                and type(l{j}) is tuple
+                and 0 < len(l{j}) <= len(v{i})
+                and all(map(is_, v{i}, l{j}))
+            ):
+                found[:0] = ({code}, v{i}[len(l{j}) :])
+            else:
+                found += ({i}, v{i})"""
+
+
+def changes_for(n: int, grows_from: tuple[tuple[int, int], ...] = ()) -> Callable:
+    """``changes`` for ``n`` values, with a block written out for each: half the cost of a loop."""
+    key = (n, grows_from, _use_c)
+    differ = _DIFFERS.get(key)
+    if differ is not None:
+        return differ
+    sources = dict(grows_from)
+    if set(sources) & set(sources.values()):
+        raise ValueError("grows_from: a field that grows from another cannot be grown from")
+    if _use_c:
+        sources_of = tuple(sources.get(i, -1) for i in range(n))
+        _DIFFERS[key] = differ = _wire_c.Differ(n, sources_of, _IMMUTABLE, _immutable)
+        return differ
+    source = ["def differ(values, last):", "    found = []"]
+    if n:
+        source.append(f"    {''.join(f'v{i}, ' for i in range(n))}= values")
+        source.append(f"    {''.join(f'l{i}, ' for i in range(n))}= last")
+    for i in range(n):
+        j = sources.get(i)
+        otherwise = _SENT_WHOLE if j is None else _GROWN_FROM
+        otherwise = otherwise.format(i=i, j=j, code=n + i * n + (j or 0))
+        source.append(_FIELD_CHANGES.format(i=i, otherwise=otherwise))
+    source.append("    return found")
+    namespace = {"is_": _is, "immutable_types": _IMMUTABLE, "immutable": _immutable}
+    exec("\n".join(source), namespace)  # made of numbers only
+    _DIFFERS[key] = differ = namespace["differ"]
+    return differ
+
+
+def apply_changes(values: list, found: list) -> None:
+    """Make ``values`` (a list) what it was when ``changes`` found ``found``."""
+    if _use_c:
+        _wire_c.apply_changes(values, found)
+        return
+    n = len(values)
+    pairs = iter(found)
+    for i, value in zip(pairs, pairs, strict=False):
+        if i < 0:
+            values[-1 - i] += value
+        elif i < n:
+            values[i] = value
+        else:  # field i grew from field j's last value (see changes)
+            i, j = divmod(i - n, n)
+            values[i] = values[j] + value
+
+
+def rebuild(cls: type, values: list) -> Observation:
+    return builder(cls)(values)
+
+
+_BUILDERS: dict[type, Callable] = {}
+
+
+def builder(cls: type) -> Callable:
+    """A function making a ``cls`` of its field values with the stores written out: a third of
+    the cost of a ``setattr`` call for each field."""
+    build = _BUILDERS.get(cls)
+    if build is not None:
+        return build
+    fields = cls.fields
+    if not all(name.isidentifier() and not iskeyword(name) for name in fields):
+        return lambda values: _rebuild_observation(cls, values)
+    source = (
+        "def build(values):\n"
+        "    observation = new(cls)\n"
+        f"    {''.join(f'observation.{name}, ' for name in fields)}= values\n"
+        "    return observation\n"
+    )
+    namespace = {"new": cls.__new__, "cls": cls}
+    exec(source, namespace)  # the field names of a class, checked above
+    _BUILDERS[cls] = build = namespace["build"]
+    return build
+
+
+_tuple_new = tuple.__new__
+
+
+def _reduce_named_tuple(value: tuple) -> tuple:
+    return _tuple_new, (type(value), tuple(value))
+
+
+def _is_named_tuple(value) -> bool:
+    return isinstance(value, type) and issubclass(value, tuple) and hasattr(value, "_fields")
+
+
+class CommandEncoder:
+    """The worker's end: pickles batches for one bot process, with a memo of the known objects."""
+
+    def __init__(self, known: list):
+        self.buffer = io.BytesIO()
+        # Protocol 3 writes memo indices explicitly, so that each batch can reuse the same ones.
+        self.pickler = pickle.Pickler(self.buffer, 3)
+        # A known named tuple (a finished trick) is made again by tuple.__new__, in C on both
+        # ends: its own pickling calls its __getnewargs__ here and its __new__ there, in Python.
+        reduce = _wire_c.reduce_named_tuple if _use_c else _reduce_named_tuple
+        self.pickler.dispatch_table = {cls: reduce for cls in known if _is_named_tuple(cls)}
+        self.preamble = self._message(known)
+        self.base = self.pickler.memo.copy()
+        # Batches are written without memorising anything (they share little but the known
+        # objects), so the memo stays as the preamble left it.
+        self.pickler.fast = True
+
+    def encode(self, batch: list) -> bytes:
+        try:
+            return self._message(batch)
+        except (ValueError, RecursionError):  # a cycle: only the memo can write it
+            self.pickler.fast = False
+            try:
+                return self._message(batch)
+            finally:
+                self.pickler.memo = self.base
+                self.pickler.fast = True
+
+    def _message(self, value) -> bytes:
+        buffer = self.buffer
+        buffer.seek(0)
+        buffer.truncate()
+        self.pickler.dump(value)
+        data = buffer.getvalue()
+        return len(data).to_bytes(4, "little") + data
+
+
+class _Feed:
+    """One message at a time, for an unpickler that keeps its memo from one to the next."""
+
+    def __init__(self):
+        self.data = b""
+        self.pos = 0
+
+    def peek(self, n: int = 0) -> bytes:
+        return self.data[self.pos :]
+
+    def read(self, n: int = -1) -> bytes:
+        start = self.pos
+        self.pos = len(self.data) if n < 0 else min(len(self.data), start + n)
+        return self.data[start : self.pos]
+
+    def readinto(self, buffer) -> int:
+        data = self.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+    def readline(self) -> bytes:
+        end = self.data.find(b"\n", self.pos)
+        return self.read(-1 if end < 0 else end + 1 - self.pos)
+
+
+class CommandDecoder:
+    """The bot process's end: the first message is the known objects, then batches."""
+
+    def __init__(self):
+        self.feed = _Feed()
+        self.unpickler = pickle.Unpickler(self.feed)
+
+    def decode(self, message: bytes):
+        self.feed.data = message
+        self.feed.pos = 0
+        return self.unpickler.load()
+
+
+def encode_answers(codes: array, seconds: array, faults: list) -> bytes:
+    """``codes`` (int32), ``seconds`` (float64) and ``[[position, kind, message], ...]``."""
+    described = json.dumps(faults, separators=(",", ":")).encode() if faults else b""
+    return b"".join(
+        (_ANSWERS.pack(len(codes), len(described)), codes.tobytes(), seconds.tobytes(), described)
+    )
+
+
+def decode_answers(buffer: bytearray, owed: int) -> tuple[int, list, list, dict] | None:
+    """(bytes used, codes, seconds, {position: (kind, message)}) of the complete answers at the
+    start of ``buffer``; None if they are not answers at all, or more than the ``owed`` ones.
+
+    The bot's own code runs in the process that writes them, so they are checked as hostile
+    input: a count or a size out of bounds, a time that is not a finite number of seconds, a fault
+    described at a position that does not exist — anything at all wrong is None, never an error.
+    """
+    try:
+        return _decode_answers(buffer, owed)
+    except Exception:  # noqa: BLE001 - whatever a hostile writer manages to provoke
+        return None
+
+
+def _plausible_seconds(times: list) -> bool:
+    """Whether every time is a finite number of seconds, ``0 <= t < 1e9``, in three passes in C
+    (a generator over the times cost as much per answer as the rest of decoding it): a NaN makes
+    the sum NaN, which is not equal to itself, and an infinity fails the bounds."""
+    total = sum(times)
+    return total == total and min(times) >= 0.0 and max(times) < 1e9
+
+
+def _decode_answers(buffer: bytearray, owed: int) -> tuple[int, list, list, dict] | None:
+    used = 0
+    codes: list = []
+    seconds: list = []
+    faults: dict = {}
+    while len(buffer) - used >= _ANSWERS.size:
+        n, m = _ANSWERS.unpack_from(buffer, used)
+        if n > owed - len(codes) or m > 16 * MAX_DESCRIPTION * (n + 1):  # \uXXXX\uXXXX: 12
+            return None
+        end = used + _ANSWERS.size + 12 * n + m
+        if len(buffer) < end:
+            break
+        start = used + _ANSWERS.size
+        view = memoryview(buffer)
+        first = len(codes)
+        codes += view[start : start + 4 * n].cast("i").tolist()
+        times = view[start + 4 * n : start + 12 * n].cast("d").tolist()
+        view.release()
+        if times and not _plausible_seconds(times):
+            return None
+        seconds += times
+        if m:
+            for position, kind, message in json.loads(buffer[end - m : end]):
+                if not (isinstance(position, int) and 0 <= position < n):
+                    return None
+                faults[first + position] = (str(kind)[:40], str(message)[:MAX_DESCRIPTION])
+        used = end
+    return used, codes, seconds, faults
+
+
+use_c_extension(c_extensions.wanted(PURE_PYTHON_VARIABLE))

@@ -1,0 +1,1 @@
+"""Finding bots and games: bot files in ``bots/``, installed entry points, the bundled games."""

@@ -1,0 +1,399 @@
+"""Finding bots and games: bot files in ``bots/``, installed entry points, the bundled games.
+
+One ``load_registry()`` builds a ``Registry`` of everything registered through the two hooks.
+Nothing a plugin does can stop the others from loading: a file that fails to import, has no hook,
+registers a name twice or raises in its hook becomes a one-line ``LoadError`` naming the file.
+Set ``ARENA_TRACE_PLUGINS=1`` to print every file and hook as it is loaded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import hashlib
+import importlib.util
+import inspect
+import os
+import signal
+import sys
+import threading
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pluggy
+
+from arena import hookspecs
+from arena.bot import Bot
+from arena.games.base import Game
+
+HOOK_NAMES = ("arena_register_bots", "arena_register_games")
+BOTS_DIR_ENV = "ARENA_BOTS_DIR"
+TRACE_ENV = "ARENA_TRACE_PLUGINS"
+
+
+class UnknownNameError(LookupError):
+    """A bot or game name that is not registered; the message suggests the closest one."""
+
+
+@dataclass(frozen=True)
+class LoadError:
+    source: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.source}: {self.message}"
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """One registered bot: a class, the settings it is made with, and where it came from."""
+
+    name: str
+    cls: type
+    settings: tuple[tuple[str, Any], ...] = ()
+    source: str = ""
+    # How a fresh process loads this bot alone: ("file", path) or ("entry-point", name).
+    origin: tuple[str, str] | None = None
+
+    @property
+    def games(self) -> frozenset[str] | None:
+        games = getattr(self.cls, "games", None)
+        return None if games is None else frozenset(games)
+
+    def plays(self, game_name: str) -> bool:
+        games = self.games
+        return games is None or game_name in games
+
+    def create(self) -> Any:
+        bot = self.cls(**dict(self.settings))
+        return bot
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    name: str
+    cls: type[Game]
+    source: str = ""
+
+
+@dataclass
+class Registry:
+    bots: dict[str, BotSpec] = field(default_factory=dict)
+    games: dict[str, GameSpec] = field(default_factory=dict)
+    aliases: dict[str, str] = field(default_factory=dict)
+    errors: list[LoadError] = field(default_factory=list)
+
+    def game(self, name: str) -> GameSpec:
+        key = self.aliases.get(name, name)
+        if key in self.games:
+            return self.games[key]
+        raise UnknownNameError(_unknown("game", name, list(self.games) + list(self.aliases)))
+
+    def bot(self, name: str) -> BotSpec:
+        if name in self.bots:
+            return self.bots[name]
+        raise UnknownNameError(_unknown("bot", name, list(self.bots)))
+
+    def bots_for(self, game_name: str) -> list[BotSpec]:
+        return [b for b in self.bots.values() if b.plays(game_name)]
+
+    def game_classes(self) -> dict[str, type[Game]]:
+        return {name: spec.cls for name, spec in self.games.items()}
+
+
+def _unknown(kind: str, name: str, known: list[str]) -> str:
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    listing = ", ".join(sorted(known)) if known else "none are loaded"
+    return f"unknown {kind} {name!r}{hint} (known: {listing})"
+
+
+def default_bots_dirs() -> list[Path]:
+    """``$ARENA_BOTS_DIR`` (several folders joined with ``:``), else ``./bots``."""
+    value = os.environ.get(BOTS_DIR_ENV)
+    return [Path(p) for p in value.split(os.pathsep) if p] if value else [Path("bots")]
+
+
+def _trace(message: str) -> None:
+    if os.environ.get(TRACE_ENV):
+        print(f"[arena plugins] {message}", file=sys.stderr)
+
+
+def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, SyntaxError):
+        return f"syntax error at line {exc.lineno}: {exc.msg}"
+    text = str(exc).strip().splitlines()
+    detail = text[0] if text else ""
+    return f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
+
+
+def _where(exc: BaseException, path: str) -> str:
+    """The line of the plugin file where ``exc`` was raised, if it was raised there."""
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        if frame.filename == path:
+            return f" (line {frame.lineno})"
+    return ""
+
+
+def _import_file(path: Path) -> Any:
+    # Named after the file and its folder, so that two folders may hold files of the same name.
+    folder = hashlib.sha1(str(path.resolve().parent).encode()).hexdigest()[:8]
+    module_name = f"arena_bots.{path.stem}_{folder}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    # Registered before running so that classes defined in the file can be pickled by reference.
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(module_name, None)
+        raise
+    return module
+
+
+def load_bot_alone(origin: tuple[str, str], name: str) -> BotSpec:
+    """Load one bot, and nothing else, from where it was found: what a bot's own process does."""
+    kind, where = origin
+    registry = Registry()
+    loader = Loader(registry)
+    if kind == "file":
+        plugin = _import_file(Path(where))
+    else:
+        import importlib.metadata  # here: it costs a bot process's start a quarter of its time
+
+        matches = [ep for ep in importlib.metadata.entry_points(group="arena") if ep.name == where]
+        if not matches:
+            raise LookupError(f"no entry point {where!r} in the group arena")
+        plugin = matches[0].load()
+    loader.add_plugin(plugin, where, origin)
+    if name not in registry.bots:
+        problems = "; ".join(str(e) for e in registry.errors) or "it does not register it"
+        raise LookupError(f"{where}: no bot {name!r} ({problems})")
+    return registry.bots[name]
+
+
+def _hook_functions(plugin: Any) -> dict[str, Any]:
+    found = {}
+    for name in dir(plugin):
+        if not name.startswith("arena_"):
+            continue
+        value = getattr(plugin, name, None)
+        if callable(value) and hasattr(value, "arena_impl"):
+            found[name] = value
+    return found
+
+
+class Loader:
+    """Collects registrations from one plugin at a time, so every error names its source."""
+
+    def __init__(self, registry: Registry):
+        self.registry = registry
+        self.pm = pluggy.PluginManager("arena")
+        self.pm.add_hookspecs(hookspecs)
+
+    def add_plugin(self, plugin: Any, source: str, origin: tuple[str, str] | None = None) -> None:
+        hooks = _hook_functions(plugin)
+        for name in hooks:
+            if name not in HOOK_NAMES:
+                close = difflib.get_close_matches(name, HOOK_NAMES, n=1)
+                hint = f"; did you mean {close[0]}?" if close else ""
+                self.error(source, f"unknown hook {name}{hint}")
+                return
+        if not hooks:
+            self.error(source, "no @arena.hookimpl arena_register_bots or arena_register_games")
+            return
+        try:
+            self.pm.register(plugin, name=source)
+        except Exception as exc:
+            self.error(source, _one_line(exc))
+            return
+        # A hook may do anything, even sys.exit(); only a real Ctrl-C stops loading.
+        for name, function in hooks.items():
+            _trace(f"{source}: calling {name}")
+            pending: list[tuple[str, Any]] = []
+            register = self._bot_register if name == "arena_register_bots" else self._game_register
+            try:
+                function(
+                    register=lambda *a, **kw: pending.append(register(source, origin, *a, **kw))
+                )
+            except BaseException as exc:
+                _reraise_real_interrupt(exc)
+                self.error(source, f"{name} raised {_one_line(exc)}{_where(exc, source)}")
+                pending.clear()
+                continue
+            self.commit(source, pending)
+
+    def error(self, source: str, message: str) -> None:
+        _trace(f"{source}: {message}")
+        self.registry.errors.append(LoadError(source, message))
+
+    def _bot_register(
+        self, source: str, origin, cls: Any = None, name: str | None = None, **settings
+    ):
+        if not (inspect.isclass(cls) and issubclass(cls, Bot)):
+            raise TypeError(f"register() takes a subclass of arena.Bot, not {cls!r}")
+        name = name or getattr(cls, "name", "") or ""
+        if not isinstance(name, str) or not name.strip():
+            raise TypeError(f"bot class {cls.__name__} has no name")
+        if not callable(getattr(cls, "act", None)):
+            raise TypeError(f"bot {name!r} has no act(observation) method")
+        games = getattr(cls, "games", None)
+        if games is not None and (
+            isinstance(games, str) or not all(isinstance(g, str) for g in games)
+        ):
+            raise TypeError(f"bot {name!r}: games must be a set of game names")
+        return ("bot", BotSpec(name, cls, tuple(sorted(settings.items())), source, origin))
+
+    def _game_register(self, source: str, origin, cls: Any = None):
+        if not (inspect.isclass(cls) and issubclass(cls, Game) and cls.name):
+            raise TypeError(f"register() takes a named subclass of arena's Game, not {cls!r}")
+        return ("game", GameSpec(cls.name, cls, source))
+
+    def commit(self, source: str, pending: list[tuple[str, Any]]) -> None:
+        """Register what one hook call registered, unless a name is taken (an error then)."""
+        registry = self.registry
+        for kind, spec in pending:
+            if kind == "bot":
+                other = registry.bots.get(spec.name)
+                if other is not None:
+                    self.error(source, f"bot name {spec.name!r} is already taken by {other.source}")
+                    continue
+                registry.bots[spec.name] = spec
+                _trace(f"{source}: bot {spec.name}")
+            else:
+                other = registry.games.get(spec.name)
+                if other is not None or spec.name in registry.aliases:
+                    self.error(source, f"game name {spec.name!r} is already registered")
+                    continue
+                registry.games[spec.name] = spec
+                for alias in spec.cls.aliases:
+                    if alias not in registry.games and alias not in registry.aliases:
+                        registry.aliases[alias] = spec.name
+                _trace(f"{source}: game {spec.name}")
+
+
+_real_interrupt = False
+
+
+def _reraise_real_interrupt(exc: BaseException) -> None:
+    """A Ctrl-C from the person stops loading; a KeyboardInterrupt raised by a bot file does not."""
+    if isinstance(exc, KeyboardInterrupt) and _real_interrupt:
+        raise exc
+
+
+@contextlib.contextmanager
+def _loading_guard():
+    """While plugins load: their prints go to stderr (stdout may carry JSON), and a real Ctrl-C
+    is told apart from a KeyboardInterrupt raised by plugin code."""
+    global _real_interrupt
+    _real_interrupt = False
+
+    def on_interrupt(signum, frame):
+        global _real_interrupt
+        _real_interrupt = True
+        raise KeyboardInterrupt
+
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, on_interrupt) if in_main else None
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        if in_main:
+            signal.signal(signal.SIGINT, previous)
+
+
+def load_registry(
+    bots_dir: str | Path | Sequence[str | Path] | None = None,
+    entry_points: bool = True,
+    load_files: Callable[[Loader, list[Path]], None] | None = None,
+) -> Registry:
+    """Load the bundled games, every bot file in the folder(s) ``bots_dir`` (default
+    ``default_bots_dirs()``) and every ``arena`` entry point. ``load_files`` registers the bot
+    files (default: each imported here, ``load_file``; ``arena.execution.process.loading``: elsewhere)."""
+    from arena.plugins import builtin as builtin_plugins
+
+    with _loading_guard():
+        return _load_registry(bots_dir, entry_points, builtin_plugins, load_files)
+
+
+def _load_here(loader: Loader, paths: list[Path]) -> None:
+    for path in paths:
+        load_file(loader, path)
+
+
+def _load_registry(bots_dir, entry_points: bool, builtin_plugins, load_files) -> Registry:
+    registry = Registry()
+    loader = Loader(registry)
+    loader.add_plugin(builtin_plugins, "arena (bundled)")
+    (load_files or _load_here)(loader, bot_files(bots_dir))
+    if entry_points:
+        load_entry_points(loader)
+    check_declared_games(loader)
+    return registry
+
+
+def check_declared_games(loader: Loader) -> None:
+    """A warning for each bot that names, in ``games``, a game nobody registered (a typo, most
+    likely: the bot is still loaded, for the games that exist)."""
+    registry = loader.registry
+    for spec in registry.bots.values():
+        unknown = sorted(g for g in spec.games or () if g not in registry.games)
+        if unknown:
+            names = ", ".join(repr(g) for g in unknown)
+            loader.error(
+                spec.source,
+                f"bot {spec.name!r} names the game(s) {names}, which no plugin registers "
+                f"(games: {', '.join(sorted(registry.games))})",
+            )
+
+
+def bot_files(bots_dir: str | Path | Sequence[str | Path] | None = None) -> list[Path]:
+    """The bot files of the folder(s) ``bots_dir`` (default ``default_bots_dirs()``), in the order
+    they are loaded: each folder's ``*.py`` files by name, leaving out those starting with ``_``."""
+    if bots_dir is None:
+        folders = default_bots_dirs()
+    elif isinstance(bots_dir, str | Path):
+        folders = [Path(bots_dir)]
+    else:
+        folders = [Path(f) for f in bots_dir]
+    return [
+        path
+        for folder in folders
+        if folder.is_dir()
+        for path in sorted(folder.glob("*.py"))
+        if not path.name.startswith("_")
+    ]
+
+
+def load_file(loader: Loader, path: Path) -> None:
+    """Import one bot file and register what its hooks register, or record why not."""
+    source = str(path)
+    _trace(f"loading {source}")
+    try:
+        module = _import_file(path)
+    except BaseException as exc:  # a bot file may even call sys.exit() at import
+        _reraise_real_interrupt(exc)
+        loader.error(source, f"failed to import: {_one_line(exc)}{_where(exc, source)}")
+        return
+    loader.add_plugin(module, source, ("file", str(path.resolve())))
+
+
+def load_entry_points(loader: Loader) -> None:
+    """Every plugin installed in the entry-point group ``arena``."""
+    import importlib.metadata
+
+    for ep in importlib.metadata.entry_points(group="arena"):
+        source = f"entry point {ep.name} ({ep.value})"
+        try:
+            plugin = ep.load()
+        except BaseException as exc:
+            _reraise_real_interrupt(exc)
+            loader.error(source, f"failed to import: {_one_line(exc)}")
+            continue
+        loader.add_plugin(plugin, source, ("entry-point", ep.name))

@@ -1,0 +1,1 @@
+"""Ratings: TrueSkill, updated game by game in schedule order."""

@@ -1,0 +1,1 @@
+"""The results database: one SQLite file (``leaderboard/arena.db`` by default)."""

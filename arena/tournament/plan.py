@@ -1,0 +1,281 @@
+"""Turning what the user asked for (options or a tournament file) into a checked ``Tournament``.
+
+Every mistake — an unknown game or bot, a bot asked for a game it does not play, a table size the
+game does not allow, too few bots, a number that is not one or out of range — becomes one
+``PlanError`` line before any game is played. A value from the command line is named as its option
+(``--move-time``); one from a tournament file as the file and its key (``cup.toml: move_time``).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Collection
+from pathlib import Path
+
+from arena.games.base import InvalidParametersError
+from arena.plugins.loading import Registry, UnknownNameError
+from arena.ratings.trueskill import Environment, RatingTable, environment_for
+from arena.tournament.run import GamePlan, Tournament
+from arena.tournament.file import GameSection
+
+
+class PlanError(Exception):
+    """A tournament that cannot be played as asked; one line for the user."""
+
+
+# Bounds of the numbers of a run. Beyond them a value is a slip of the keyboard, and breaks
+# something: a schedule bigger than memory (it is made in full before the first game), more
+# worker processes than the system gives, a limit no rlimit holds (every bot process would fail
+# to start), a move time that never runs out (NaN compares false with everything).
+MAX_GAMES = 1_000_000
+MAX_MOVE_TIME = 3600.0  # seconds
+MAX_JOBS = 256
+MIN_BOT_MEMORY = 64  # MiB
+MAX_BOT_MEMORY = 1024 * 1024  # MiB: 1 TiB
+MAX_BOT_CPU = 10**9  # seconds
+ISOLATIONS = ("shared", "process")
+
+# How a message names a setting given on the command line.
+OPTIONS = {
+    "games": "--games",
+    "move_time": "--move-time",
+    "max_faults": "--max-faults",
+    "jobs": "--jobs",
+    "isolation": "--isolation",
+    "bot_memory": "--bot-memory",
+    "bot_cpu": "--bot-cpu",
+    "bots": "--bots",
+    "players": "--players",
+}
+
+
+def _shown(value) -> str:
+    if isinstance(value, float):
+        return f"{value:g}"
+    return repr(value) if isinstance(value, str) else str(value)
+
+
+def _whole(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_setting(key: str, value, name: str | None = None) -> None:
+    """Raise ``PlanError`` unless ``value`` can be used for the run setting ``key`` (``games``,
+    ``move_time``, ``max_faults``, ``jobs``, ``isolation``, ``bot_memory``, ``bot_cpu``).
+
+    ``name`` is how the message names the setting: its option by default.
+    """
+    name = name or OPTIONS[key]
+    if key == "isolation":
+        if value not in ISOLATIONS:
+            raise PlanError(f"{name} must be shared or process, not {_shown(value)}")
+        return
+    if key == "move_time":
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        if not (number and 0 < value <= MAX_MOVE_TIME):  # NaN fails every comparison
+            raise PlanError(
+                f"{name} must be a number of seconds above 0 and at most {MAX_MOVE_TIME:g}, "
+                f"not {_shown(value)}"
+            )
+        return
+    low, high, what = {
+        "games": (1, MAX_GAMES, " (to play more, run again: ratings carry over)"),
+        "max_faults": (1, None, ""),
+        "jobs": (1, MAX_JOBS, ""),
+        "bot_memory": (MIN_BOT_MEMORY, MAX_BOT_MEMORY, " (MiB)"),
+        "bot_cpu": (1, MAX_BOT_CPU, " (seconds)"),
+    }[key]
+    if not _whole(value) or value < low or (high is not None and value > high):
+        span = f"at least {low}" if high is None else f"from {low} to {high}"
+        raise PlanError(f"{name} must be a whole number {span}{what}, not {_shown(value)}")
+
+
+def new_seed() -> str:
+    return str(random.SystemRandom().randrange(10**9))
+
+
+def build_tournament(
+    registry: Registry,
+    games: int,
+    game_names: list[str] | None = None,
+    bots: list[str] | None = None,
+    players: int | None = None,
+    seed: str | None = None,
+    move_time: float = 1.0,
+    max_faults: int = 3,
+    records: bool = True,
+    sections: list[GameSection] | None = None,
+    duplicate: bool = True,
+    source: str | Path | None = None,
+    from_file: Collection[str] = (),
+) -> Tournament:
+    """``sections`` come from the tournament file ``source``, and so do the settings named in
+    ``from_file`` (``games``, ``move_time``, ``max_faults``, ``bots``); the rest from the
+    command line. Errors name each value where it came from."""
+
+    def name(key: str) -> str:
+        return f"{source}: {key}" if key in from_file else OPTIONS[key]
+
+    def in_file(where: str) -> str:
+        """The start of a message about ``where`` in the tournament file."""
+        return f"{source}: {where}" if source is not None else where
+
+    check_setting("games", games, name("games"))
+    check_setting("move_time", move_time, name("move_time"))
+    check_setting("max_faults", max_faults, name("max_faults"))
+    move_time = float(move_time)
+    bots_named = "" if "bots" not in from_file else f"{name('bots')}: "
+    if bots is not None and not bots:
+        raise PlanError(f"{name('bots')} names no bot; leave it out to play every bot")
+    for section in sections or ():
+        where = f"game.{section.name}."
+        if section.bots is not None and not section.bots:
+            raise PlanError(
+                f"{in_file(where)}bots names no bot; leave it out to play every bot that plays it"
+            )
+        env = section.environment
+        for key in ("mu", "sigma", "beta", "tau"):
+            value = env.get(key)
+            if value is None:
+                continue
+            if not (0 < value < float("inf") or (key == "tau" and value == 0)):
+                least = "0 or more" if key == "tau" else "above 0"
+                raise PlanError(
+                    f"{in_file(where)}{key} must be a finite number {least}, not {value:g}"
+                )
+        if "draw_probability" in env and not 0 < env["draw_probability"] < 1:
+            raise PlanError(
+                f"{in_file(where)}draw_probability must be between 0 and 1 (exclusive), "
+                f"not {env['draw_probability']:g}"
+            )
+    try:
+        for bot in bots or ():
+            registry.bot(bot)
+    except UnknownNameError as exc:
+        raise PlanError(f"{bots_named}{exc}") from None
+    by_name: dict[str, GameSection] = {}
+    for section in sections or ():
+        try:
+            canonical = registry.game(section.name).name
+        except UnknownNameError as exc:
+            raise PlanError(f"{in_file(f'game.{section.name}: ')}{exc}") from None
+        if canonical in by_name:
+            raise PlanError(
+                f"{in_file('')}game {canonical!r} is described twice "
+                f"([game.{by_name[canonical].name}] and [game.{section.name}])"
+            )
+        by_name[canonical] = section
+    try:
+        if game_names:
+            chosen = [registry.game(n).name for n in game_names]
+        elif by_name:
+            chosen = list(by_name)
+        else:
+            chosen = sorted(registry.games)
+    except UnknownNameError as exc:
+        raise PlanError(str(exc)) from None
+    chosen = list(dict.fromkeys(chosen))
+    explicit_games = bool(game_names or by_name)
+
+    plans = []
+    skipped = []
+    for game_name in chosen:
+        section = by_name.get(game_name, GameSection(game_name))
+        where = f"game.{section.name}."
+        game_class = registry.games[game_name].cls
+        wanted = section.bots or bots
+        # Where the bots came from: this game's section, the top of the file, the command line.
+        named = f"{in_file(where)}bots: " if section.bots else bots_named
+        if wanted:
+            for bot in wanted:
+                try:
+                    spec = registry.bot(bot)
+                except UnknownNameError as exc:  # (the others' bots were checked above)
+                    raise PlanError(f"{named}{exc}") from None
+                if not spec.plays(game_name) and (explicit_games or section.bots):
+                    raise PlanError(
+                        f"{named}bot {bot!r} does not play {game_name} (it plays: "
+                        f"{', '.join(sorted(spec.games or ()))})"
+                    )
+            table_bots = [b for b in dict.fromkeys(wanted) if registry.bots[b].plays(game_name)]
+        else:
+            table_bots = [b.name for b in registry.bots_for(game_name)]
+        # --players sizes every game whose table size can vary; a fixed-size game only objects
+        # when it was asked for by name.
+        # The command line wins over the file; a fixed-size game objects only when named by --game.
+        table_players = section.players
+        players_named = f"{in_file(where)}players: " if section.players is not None else ""
+        variable = game_class.min_players != game_class.max_players
+        if players is not None and (variable or bool(game_names)):
+            table_players = players
+            players_named = ""
+        try:
+            game_class(players=table_players)
+        except InvalidParametersError as exc:
+            raise PlanError(f"{players_named}{exc}") from None
+        try:
+            game = game_class(players=table_players, variant=section.variant, **section.params)
+        except InvalidParametersError as exc:
+            raise PlanError(f"{in_file(f'game.{section.name}: ')}{exc}") from None
+        if len(table_bots) < 2:
+            if explicit_games:
+                have = ", ".join(table_bots) or "none"
+                raise PlanError(
+                    f"{named}{game_name} needs at least 2 bots that play it (have: {have})"
+                )
+            skipped.append(game_name)
+            continue
+        environment = environment_for(game_name, section.environment)
+        if section.environment:
+            problem = _unratable(environment, table_bots)
+            if problem:
+                raise PlanError(f"{in_file(f'game.{section.name}: ')}{problem}")
+        plans.append(
+            GamePlan(
+                game=game_name,
+                players=game.players,
+                bots=table_bots,
+                variant=section.variant,
+                params=dict(section.params),
+                environment=environment,
+            )
+        )
+    if bots:
+        used = {b for p in plans for b in p.bots}
+        for bot in bots:
+            if bot not in used:
+                spec = registry.bots[bot]
+                raise PlanError(
+                    f"{bots_named}bot {bot!r} plays none of the games of this run (it plays: "
+                    f"{', '.join(sorted(spec.games or ())) or 'every game'})"
+                )
+    if not plans:
+        raise PlanError("no game has at least 2 bots to play it; add bot files to bots/")
+    return Tournament(
+        plans=plans,
+        games=games,
+        seed=str(seed) if seed is not None else new_seed(),
+        move_time=move_time,
+        max_faults=max_faults,
+        records=records,
+        duplicate=duplicate,
+    )
+
+
+def _unratable(environment: Environment, bots: list[str]) -> str | None:
+    """Why TrueSkill cannot rate games in this environment (values too far apart for its
+    floating-point arithmetic), found by rating two games of these bots; None if it can."""
+    table = RatingTable(environment)
+    try:
+        table.update({bot: float(place) for place, bot in enumerate(bots)})
+        table.update(dict.fromkeys(bots, 1.0))  # a draw
+    except (ArithmeticError, ValueError) as exc:
+        values = ", ".join(f"{k}={v:g}" for k, v in environment.__dict__.items())
+        return f"TrueSkill cannot rate a game with {values} ({_detail(exc)})"
+    return None
+
+
+def _detail(exc: BaseException) -> str:
+    """What an arithmetic error says, without its errno: ``OverflowError(34, 'Numerical result
+    out of range')`` says "Numerical result out of range"."""
+    return str(exc.args[-1]) if exc.args else type(exc).__name__

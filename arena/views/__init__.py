@@ -1,0 +1,1 @@
+"""What a person sees: leaderboard tables, replays told deal by deal, the human seat, progress."""

@@ -1,0 +1,142 @@
+"""Leaderboard tables from the results database, in table, markdown, JSON or CSV form."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from tabulate import tabulate
+
+from arena.store.database import Store
+
+FORMATS = ("table", "markdown", "json", "csv")
+SCORE_NAMES = {"twenty-down": "points", "how-low-can-you-go": "chips"}
+
+COLUMNS = [
+    ("rank", "#"),
+    ("bot", "bot"),
+    ("mu", "μ"),
+    ("sigma", "σ"),
+    ("conservative", "μ−3σ"),
+    ("games", "games"),
+    ("wins", "wins"),
+    ("win_pct", "win %"),
+    ("avg_rank", "avg rank"),
+    ("avg_score", "avg score"),
+    ("faults", "faults"),
+    ("forfeits", "forfeits"),
+]
+
+
+def leaderboard_rows(store: Store, game: str) -> list[dict]:
+    """One dict per bot with a rating or games in ``game``, best conservative score first."""
+    ratings = store.ratings(game)
+    stats = store.bot_stats(game)
+    rows = []
+    for bot in set(ratings) | set(stats):
+        mu, sigma = ratings.get(bot, (25.0, 25.0 / 3))
+        s = stats.get(bot, {})
+        games = s.get("games", 0)
+        wins = s.get("wins", 0)
+        rows.append(
+            {
+                "bot": bot,
+                "mu": round(mu, 3),
+                "sigma": round(sigma, 3),
+                "conservative": round(mu - 3 * sigma, 3),
+                "games": games,
+                "wins": wins,
+                "win_pct": round(100.0 * wins / games, 1) if games else 0.0,
+                "avg_rank": round(s["avg_rank"], 3) if s.get("avg_rank") is not None else None,
+                "avg_score": round(s["avg_score"], 2) if s.get("avg_score") is not None else None,
+                "faults": s.get("faults", 0) or 0,
+                "forfeits": s.get("forfeits", 0) or 0,
+            }
+        )
+    rows.sort(key=lambda r: (-r["conservative"], r["bot"]))
+    for i, row in enumerate(rows, start=1):
+        row["rank"] = i
+    return [{key: row[key] for key, _ in COLUMNS} for row in rows]
+
+
+def head_to_head_rows(store: Store, game: str) -> list[dict]:
+    rows = []
+    for a, b, ahead, tied, behind in store.head_to_head(game):
+        total = ahead + tied + behind
+        rows.append(
+            {
+                "bot": a,
+                "opponent": b,
+                "games": total,
+                "ahead": ahead,
+                "tied": tied,
+                "behind": behind,
+                "ahead_pct": round(100.0 * ahead / total, 1) if total else 0.0,
+            }
+        )
+    return rows
+
+
+def _matrix(rows: list[dict]) -> tuple[list[str], list[list]]:
+    bots = sorted({r["bot"] for r in rows} | {r["opponent"] for r in rows})
+    cell = {(r["bot"], r["opponent"]): r for r in rows}
+    table = []
+    for a in bots:
+        line = [a]
+        for b in bots:
+            r = cell.get((a, b))
+            line.append("—" if a == b else (f"{r['ahead_pct']:.0f}% ({r['games']})" if r else ""))
+        table.append(line)
+    return ["ahead of →"] + bots, table
+
+
+def render(store: Store, games: list[str], fmt: str = "table", head_to_head: bool = False) -> str:
+    """All requested games' tables as one string."""
+    data = {game: leaderboard_rows(store, game) for game in games}
+    h2h = {game: head_to_head_rows(store, game) for game in games} if head_to_head else {}
+    if fmt == "json":
+        if head_to_head:
+            return json.dumps(
+                {g: {"leaderboard": data[g], "head_to_head": h2h[g]} for g in games}, indent=2
+            )
+        return json.dumps(data, indent=2)
+    if fmt == "csv":
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(["game"] + [key for key, _ in COLUMNS])
+        for game, rows in data.items():
+            for row in rows:
+                writer.writerow([game] + [row[key] for key, _ in COLUMNS])
+        if head_to_head:
+            writer.writerow([])
+            writer.writerow(
+                ["game", "bot", "opponent", "games", "ahead", "tied", "behind", "ahead_pct"]
+            )
+            for game, rows in h2h.items():
+                for r in rows:
+                    writer.writerow([game] + list(r.values()))
+        return out.getvalue()
+    tablefmt = "github" if fmt == "markdown" else "simple"
+    parts = []
+    for game, rows in data.items():
+        score_name = SCORE_NAMES.get(game, "score")
+        headers = [label if key != "avg_score" else f"avg {score_name}" for key, label in COLUMNS]
+        title = f"## {game}" if fmt == "markdown" else f"{game}"
+        if not rows:
+            parts.append(f"{title}\n(no games yet)")
+            continue
+        body = tabulate(
+            [[row[key] for key, _ in COLUMNS] for row in rows],
+            headers=headers,
+            tablefmt=tablefmt,
+            floatfmt=".2f",
+        )
+        parts.append(f"{title}\n{body}")
+        if head_to_head and h2h.get(game):
+            headers2, table = _matrix(h2h[game])
+            parts.append(
+                f"{title} — head to head (row finished ahead of column, % of shared games)\n"
+                + tabulate(table, headers=headers2, tablefmt=tablefmt)
+            )
+    return "\n\n".join(parts)
