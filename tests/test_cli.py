@@ -28,10 +28,10 @@ from conftest import (
 )
 
 import arena
-from arena.tournament import run as tournament_module
-from arena.tournament.plan import build_tournament
 from arena.plugins.loading import load_registry
+from arena.tournament import run as tournament_module
 from arena.tournament.file import load_tournament_file
+from arena.tournament.plan import build_tournament
 
 pytestmark = pytest.mark.usefixtures("isolated")
 

@@ -20,10 +20,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import REPO
 
 from arena.games.record import unpack
-
-from conftest import REPO
 
 GOLDEN = Path(__file__).parent / "golden" / "runs.json"
 

@@ -30,6 +30,7 @@ from conftest import FIRST_BOT, RANDOM_BOT, bot_file, count_games, write_bots
 from test_cli import arena_process, run_args
 
 from arena.execution.process import sandbox
+
 pytestmark = pytest.mark.usefixtures("isolated")
 
 TD = "twenty-down"

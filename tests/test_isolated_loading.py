@@ -17,8 +17,8 @@ from conftest import FIRST_BOT, RANDOM_BOT, REPO, STANDARD_BOTS, bot_file, write
 from test_cli import arena_process, run_args
 from test_hostile_bots import BROKEN_FILES
 
-from arena.plugins.loading import load_registry
 from arena.execution.process.loading import LoadedElsewhere, load_registry_isolated
+from arena.plugins.loading import load_registry
 
 pytestmark = pytest.mark.usefixtures("isolated")
 

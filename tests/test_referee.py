@@ -15,9 +15,9 @@ import pytest
 from conftest import record_of
 
 import arena
-from arena.referee import table as referee
 from arena.games import HowLowCanYouGo, TwentyDown
 from arena.games.base import GameResult, replay
+from arena.referee import table as referee
 from arena.referee.table import GameInfo, UserInterrupt, play_game, ranks_with_forfeits
 
 pytestmark = pytest.mark.usefixtures("isolated")

@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from arena.execution.process import sandbox
+
 pytestmark = pytest.mark.skipif(not sandbox.supported(), reason="Linux x86-64 or arm64 only")
 
 # Signal 0 only checks that a signal could be sent, and the other calls set what is already set:

@@ -12,8 +12,6 @@ from array import array
 import pytest
 
 from arena.execution.process import wire
-from arena.games import HowLowCanYouGo, TwentyDown
-from arena.games.base import Observation
 from arena.execution.process.wire import (
     FAULT,
     OK,
@@ -28,6 +26,8 @@ from arena.execution.process.wire import (
     known_objects,
     rebuild,
 )
+from arena.games import HowLowCanYouGo, TwentyDown
+from arena.games.base import Observation
 
 GAMES = (TwentyDown(), HowLowCanYouGo())
 

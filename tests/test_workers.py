@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import time
 
-from arena.tournament.schedule import ScheduledGame
 from arena.execution.workers import WorkerPool
+from arena.tournament.schedule import ScheduledGame
 
 
 def _dies_at_game_8(item, forfeits, tracker):

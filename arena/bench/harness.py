@@ -15,14 +15,15 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from arena.ratings import fast_trueskill
-from arena.execution.process import wire
 from arena.bench.engines import measure
+from arena.execution.process import wire
 from arena.games import BUILTIN_GAMES
 from arena.plugins.loading import Registry, load_registry
+from arena.ratings import fast_trueskill
 from arena.ratings.trueskill import environment_for
 from arena.store.database import Store
-from arena.tournament.run import GamePlan, Tournament, run_tournament
+from arena.tournament.plan import GamePlan, Tournament
+from arena.tournament.run import run_tournament
 
 BENCH_BOTS = """
 import arena

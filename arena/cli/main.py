@@ -52,8 +52,8 @@ def _registry(
     memory_mib: int = 1024,
 ):
     """The registry; ``isolated``: bot files imported only by a sandboxed loading process."""
-    from arena.plugins.loading import load_registry
     from arena.execution.process.loading import load_registry_isolated
+    from arena.plugins.loading import load_registry
 
     folders = _folders(bots_dir)
     for folder in folders:
@@ -194,13 +194,13 @@ def run(
     rotations replay the same deal). Rerunning an interrupted command continues it.
     """
     from arena.execution.process.isolated_play import IsolationError
-    from arena.views.leaderboard import FORMATS
-    from arena.tournament.plan import OPTIONS, PlanError, build_tournament, check_setting
-    from arena.views.progress import Progress
-    from arena.store.database import StoreError
-    from arena.tournament.run import TournamentError, default_db, default_jobs, run_tournament
-    from arena.tournament.file import TournamentFileError, load_tournament_file
     from arena.execution.workers import WorkerError
+    from arena.store.database import StoreError
+    from arena.tournament.file import TournamentFileError, load_tournament_file
+    from arena.tournament.plan import OPTIONS, PlanError, build_tournament, check_setting
+    from arena.tournament.run import TournamentError, default_db, default_jobs, run_tournament
+    from arena.views.leaderboard import FORMATS
+    from arena.views.progress import Progress
 
     if fmt not in FORMATS:
         raise fail(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
@@ -389,8 +389,8 @@ def run(
 
 
 def _print_tables(store, games: list[str], fmt: str, head_to_head: bool = False) -> None:
-    from arena.views.leaderboard import render
     from arena.store.database import StoreError
+    from arena.views.leaderboard import render
 
     try:
         typer.echo(render(store, games, fmt, head_to_head=head_to_head))
@@ -401,7 +401,7 @@ def _print_tables(store, games: list[str], fmt: str, head_to_head: bool = False)
 
 def _tournament_from_identity(config: dict):
     from arena.ratings.trueskill import Environment
-    from arena.tournament.run import GamePlan, Tournament
+    from arena.tournament.plan import GamePlan, Tournament
 
     plans = [
         GamePlan(
@@ -492,8 +492,8 @@ def leaderboard(
     db: DbPath = None,
 ) -> None:
     """Print the leaderboard tables (one per game), sorted by the conservative score μ − 3σ."""
-    from arena.views.leaderboard import FORMATS
     from arena.tournament.run import default_db
+    from arena.views.leaderboard import FORMATS
 
     if fmt not in FORMATS:
         raise fail(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")

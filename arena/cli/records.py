@@ -263,13 +263,13 @@ def play(
     the number or the move (QH, 7C 9D, stand, H). q, end of input or Ctrl-C leave the game.
     """
     from arena.games.base import InvalidParametersError
+    from arena.plugins.loading import UnknownNameError
+    from arena.store.database import StoreError
+    from arena.tournament.plan import PlanError, check_setting
+    from arena.tournament.run import default_db
     from arena.views.human_seat import HUMAN, choose_seat, stdin_reader, store_rated, summary
     from arena.views.human_seat import play as play_one
-    from arena.tournament.plan import PlanError, check_setting
-    from arena.plugins.loading import UnknownNameError
     from arena.views.replay import output_style
-    from arena.store.database import StoreError
-    from arena.tournament.run import default_db
 
     registry = _registry(bots_dir)
     try:

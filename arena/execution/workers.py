@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 
 from arena.execution.lifeline import die_with_parent
+from arena.referee.clock import get_watchdog, grace_for
 from arena.referee.table import GameOutcome, SeatForfeit
 from arena.tournament.schedule import ScheduledGame
-from arena.referee.clock import get_watchdog, grace_for
 
 PlayFunction = Callable[[ScheduledGame, dict | None, object], GameOutcome]
 

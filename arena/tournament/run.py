@@ -13,71 +13,23 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from arena.referee import table as referee
-from arena.games.base import Game
 from arena.execution.process.isolated_play import IsolatedPlayer
+from arena.execution.workers import TaskFeed, WorkerPool, chunk_sizes
+from arena.games.base import Game
 from arena.plugins.loading import Registry
 from arena.ratings.trueskill import Environment, RatingTable
+from arena.referee import table as referee
 from arena.referee.table import GameOutcome, play_game
-from arena.tournament.schedule import ScheduledGame, round_robin
 from arena.store.database import Store
-from arena.execution.workers import TaskFeed, WorkerPool, chunk_sizes
+from arena.tournament.plan import GamePlan, Tournament
+from arena.tournament.schedule import ScheduledGame, round_robin
 
 
 class TournamentError(Exception):
     """A tournament that cannot be run as asked; the message is one line for the user."""
-
-
-@dataclass
-class GamePlan:
-    """One game of a tournament: which table, which bots, which rating environment."""
-
-    game: str
-    players: int
-    bots: list[str]
-    variant: str | None = None
-    params: dict = field(default_factory=dict)
-    environment: Environment = field(default_factory=Environment)
-
-
-@dataclass
-class Tournament:
-    plans: list[GamePlan]
-    games: int
-    seed: str
-    move_time: float = 1.0
-    max_faults: int = 3
-    records: bool = True
-    duplicate: bool = True  # seat rotations of a group replay one deal (see schedule)
-    # How bots run; not part of the identity: it changes how safe a run is, not its results.
-    # Stored with the run all the same (``settings``), so that a resumed run keeps them.
-    isolation: str = "shared"  # "shared": inside the game workers; "process": each its own
-    bot_memory: int = 1024  # MiB per bot process (process isolation)
-    bot_cpu: int | None = None  # CPU seconds per bot process over its life (process isolation)
-
-    def settings(self) -> dict:
-        """How the run is played, stored with it but not part of its identity."""
-        return {"isolation": self.isolation, "bot_memory": self.bot_memory, "bot_cpu": self.bot_cpu}
-
-    def identity(self) -> dict:
-        """What decides the results: two runs with the same identity play the same games."""
-        identity = {
-            "games": self.games,
-            "seed": self.seed,
-            "move_time": self.move_time,
-            "max_faults": self.max_faults,
-            "records": self.records,
-            "plans": [
-                {**asdict(p), "environment": asdict(p.environment), "bots": sorted(p.bots)}
-                for p in self.plans
-            ],
-        }
-        if not self.duplicate:  # only then: runs stored before the setting existed still resume
-            identity["duplicate"] = False
-        return identity
 
 
 @dataclass

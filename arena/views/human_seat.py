@@ -25,10 +25,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arena.referee import table as referee
 from arena.bot import Bot
 from arena.cards import Card, CardError, Suit, parse_cards, parse_suit
 from arena.games.base import Game, State
+from arena.referee import table as referee
 from arena.views.replay import (
     Narrator,
     Style,

@@ -31,10 +31,7 @@ import time
 from array import array
 
 from arena.execution.lifeline import die_with_parent
-from arena.plugins.loading import load_bot_alone
-from arena.referee.table import _NO_ANSWER, _describe, classify
 from arena.execution.process.sandbox import no_memory_access, signal_only_self
-from arena.referee.clock import INF, get_watchdog
 from arena.execution.process.wire import (
     FAULT,
     MAX_DESCRIPTION,
@@ -45,6 +42,9 @@ from arena.execution.process.wire import (
     encode_answers,
     fields_getter,
 )
+from arena.plugins.loading import load_bot_alone
+from arena.referee.clock import INF, get_watchdog
+from arena.referee.table import _NO_ANSWER, _describe, classify
 
 CONFIG_ENV = "ARENA_BOTHOST"
 

@@ -37,13 +37,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from arena.bot import seat_seed
-from arena.execution.process.bot_host import CONFIG_ENV
 from arena.execution.lifeline import child_environment
-from arena.plugins.loading import BotSpec, Registry
-from arena.referee.table import GameOutcome, SeatForfeit, Table
+from arena.execution.process.bot_host import CONFIG_ENV
 from arena.execution.process.sandbox import no_memory_access
-from arena.tournament.schedule import ScheduledGame
-from arena.referee.clock import grace_for
 from arena.execution.process.wire import (
     FAULT,
     CommandEncoder,
@@ -53,6 +49,10 @@ from arena.execution.process.wire import (
     known_objects,
 )
 from arena.execution.workers import TaskFeed
+from arena.plugins.loading import BotSpec, Registry
+from arena.referee.clock import grace_for
+from arena.referee.table import GameOutcome, SeatForfeit, Table
+from arena.tournament.schedule import ScheduledGame
 
 STARTUP_SECONDS = 30.0
 # A process's pipes close a moment before it can be reaped: how long to wait for its exit status
