@@ -368,7 +368,7 @@ def test_repository_tournament_files_parse_plan_and_run(cli, path, tmp_path):
     assert registry.errors == []
     tournament = build_tournament(
         registry,
-        games=loaded.settings.get("games", 100),
+        games_per_game=loaded.settings.get("games", 100),
         bots=loaded.settings.get("bots"),
         seed=loaded.settings.get("seed"),
         sections=loaded.games,

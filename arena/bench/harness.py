@@ -67,7 +67,7 @@ def harness_rate(
             environment=environment_for(game_name),
         )
         tournament = Tournament(
-            [plan], games=games, seed=str(seed), records=records, isolation=isolation
+            [plan], games_per_game=games, seed=str(seed), records=records, isolation=isolation
         )
         store = Store(Path(folder) / "bench.db")
         start = time.perf_counter()

@@ -276,7 +276,7 @@ def run(
                 try:
                     tournament = build_tournament(
                         registry,
-                        games=pick(games, "games", 100),
+                        games_per_game=pick(games, "games", 100),
                         game_names=game,
                         bots=pick(bot_names, "bots", None),
                         players=players,
@@ -341,7 +341,7 @@ def run(
     tournament.bot_memory, tournament.bot_cpu = chosen["bot_memory"], chosen["bot_cpu"]
     for plan in tournament.plans:
         typer.echo(
-            f"{plan.game}: {tournament.games} games, {plan.players} seats, bots: {', '.join(plan.bots)}",
+            f"{plan.game}: {tournament.games_per_game} games, {plan.players} seats, bots: {', '.join(plan.bots)}",
             err=True,
         )
     how = mode
@@ -416,7 +416,7 @@ def _tournament_from_identity(config: dict):
     ]
     return Tournament(
         plans=plans,
-        games=config["games"],
+        games_per_game=config["games"],
         seed=config["seed"],
         move_time=config["move_time"],
         max_faults=config["max_faults"],

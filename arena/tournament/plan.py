@@ -13,7 +13,7 @@ from collections.abc import Collection
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from arena.games.base import InvalidParametersError
+from arena.games.base import Game, InvalidParametersError
 from arena.plugins.loading import Registry, UnknownNameError
 from arena.ratings.trueskill import Environment, RatingTable, environment_for
 from arena.tournament.file import GameSection
@@ -33,8 +33,10 @@ class GamePlan:
 
 @dataclass
 class Tournament:
+    """A checked run: its games' plans and the settings that decide its results."""
+
     plans: list[GamePlan]
-    games: int
+    games_per_game: int  # games of each game (--games); stored in the identity as "games"
     seed: str
     move_time: float = 1.0
     max_faults: int = 3
@@ -53,7 +55,7 @@ class Tournament:
     def identity(self) -> dict:
         """What decides the results: two runs with the same identity play the same games."""
         identity = {
-            "games": self.games,
+            "games": self.games_per_game,
             "seed": self.seed,
             "move_time": self.move_time,
             "max_faults": self.max_faults,
@@ -145,7 +147,7 @@ def new_seed() -> str:
 
 def build_tournament(
     registry: Registry,
-    games: int,
+    games_per_game: int,
     game_names: list[str] | None = None,
     bots: list[str] | None = None,
     players: int | None = None,
@@ -161,153 +163,240 @@ def build_tournament(
     """``sections`` come from the tournament file ``source``, and so do the settings named in
     ``from_file`` (``games``, ``move_time``, ``max_faults``, ``bots``); the rest from the
     command line. Errors name each value where it came from."""
-
-    def name(key: str) -> str:
-        return f"{source}: {key}" if key in from_file else OPTIONS[key]
-
-    def in_file(where: str) -> str:
-        """The start of a message about ``where`` in the tournament file."""
-        return f"{source}: {where}" if source is not None else where
-
-    check_setting("games", games, name("games"))
-    check_setting("move_time", move_time, name("move_time"))
-    check_setting("max_faults", max_faults, name("max_faults"))
-    move_time = float(move_time)
-    bots_named = "" if "bots" not in from_file else f"{name('bots')}: "
+    where = _Where(source, from_file)
+    check_setting("games", games_per_game, where.setting("games"))
+    check_setting("move_time", move_time, where.setting("move_time"))
+    check_setting("max_faults", max_faults, where.setting("max_faults"))
     if bots is not None and not bots:
-        raise PlanError(f"{name('bots')} names no bot; leave it out to play every bot")
-    for section in sections or ():
-        where = f"game.{section.name}."
-        if section.bots is not None and not section.bots:
-            raise PlanError(
-                f"{in_file(where)}bots names no bot; leave it out to play every bot that plays it"
-            )
-        env = section.environment
-        for key in ("mu", "sigma", "beta", "tau"):
-            value = env.get(key)
-            if value is None:
-                continue
-            if not (0 < value < float("inf") or (key == "tau" and value == 0)):
-                least = "0 or more" if key == "tau" else "above 0"
-                raise PlanError(
-                    f"{in_file(where)}{key} must be a finite number {least}, not {value:g}"
-                )
-        if "draw_probability" in env and not 0 < env["draw_probability"] < 1:
-            raise PlanError(
-                f"{in_file(where)}draw_probability must be between 0 and 1 (exclusive), "
-                f"not {env['draw_probability']:g}"
-            )
+        raise PlanError(f"{where.setting('bots')} names no bot; leave it out to play every bot")
+    sections = sections or []
+    for section in sections:
+        _check_section(section, where)
     try:
         for bot in bots or ():
             registry.bot(bot)
     except UnknownNameError as exc:
-        raise PlanError(f"{bots_named}{exc}") from None
-    by_name: dict[str, GameSection] = {}
-    for section in sections or ():
-        try:
-            canonical = registry.game(section.name).name
-        except UnknownNameError as exc:
-            raise PlanError(f"{in_file(f'game.{section.name}: ')}{exc}") from None
-        if canonical in by_name:
-            raise PlanError(
-                f"{in_file('')}game {canonical!r} is described twice "
-                f"([game.{by_name[canonical].name}] and [game.{section.name}])"
-            )
-        by_name[canonical] = section
-    try:
-        if game_names:
-            chosen = [registry.game(n).name for n in game_names]
-        elif by_name:
-            chosen = list(by_name)
-        else:
-            chosen = sorted(registry.games)
-    except UnknownNameError as exc:
-        raise PlanError(str(exc)) from None
-    chosen = list(dict.fromkeys(chosen))
-    explicit_games = bool(game_names or by_name)
-
+        raise PlanError(f"{where.bots()}{exc}") from None
+    by_game = _sections_by_game(registry, sections, where)
+    chosen = _chosen_games(registry, game_names, by_game)
+    explicit_games = bool(game_names or by_game)
     plans = []
-    skipped = []
     for game_name in chosen:
-        section = by_name.get(game_name, GameSection(game_name))
-        where = f"game.{section.name}."
-        game_class = registry.games[game_name].cls
-        wanted = section.bots or bots
-        # Where the bots came from: this game's section, the top of the file, the command line.
-        named = f"{in_file(where)}bots: " if section.bots else bots_named
-        if wanted:
-            for bot in wanted:
-                try:
-                    spec = registry.bot(bot)
-                except UnknownNameError as exc:  # (the others' bots were checked above)
-                    raise PlanError(f"{named}{exc}") from None
-                if not spec.plays(game_name) and (explicit_games or section.bots):
-                    raise PlanError(
-                        f"{named}bot {bot!r} does not play {game_name} (it plays: "
-                        f"{', '.join(sorted(spec.games or ()))})"
-                    )
-            table_bots = [b for b in dict.fromkeys(wanted) if registry.bots[b].plays(game_name)]
-        else:
-            table_bots = [b.name for b in registry.bots_for(game_name)]
+        section = by_game.get(game_name, GameSection(game_name))
+        table_bots = _table_bots(registry, game_name, section, bots, explicit_games, where)
         # --players sizes every game whose table size can vary; a fixed-size game only objects
-        # when it was asked for by name.
-        # The command line wins over the file; a fixed-size game objects only when named by --game.
-        table_players = section.players
-        players_named = f"{in_file(where)}players: " if section.players is not None else ""
-        variable = game_class.min_players != game_class.max_players
-        if players is not None and (variable or bool(game_names)):
-            table_players = players
-            players_named = ""
-        try:
-            game_class(players=table_players)
-        except InvalidParametersError as exc:
-            raise PlanError(f"{players_named}{exc}") from None
-        try:
-            game = game_class(players=table_players, variant=section.variant, **section.params)
-        except InvalidParametersError as exc:
-            raise PlanError(f"{in_file(f'game.{section.name}: ')}{exc}") from None
+        # when it was asked for by name with --game.
+        game = _table(registry.games[game_name].cls, section, players, bool(game_names), where)
         if len(table_bots) < 2:
             if explicit_games:
                 have = ", ".join(table_bots) or "none"
                 raise PlanError(
-                    f"{named}{game_name} needs at least 2 bots that play it (have: {have})"
+                    f"{where.section_bots(section)}{game_name} needs at least 2 bots that play "
+                    f"it (have: {have})"
                 )
-            skipped.append(game_name)
             continue
-        environment = environment_for(game_name, section.environment)
-        if section.environment:
-            problem = _unratable(environment, table_bots)
-            if problem:
-                raise PlanError(f"{in_file(f'game.{section.name}: ')}{problem}")
-        plans.append(
-            GamePlan(
-                game=game_name,
-                players=game.players,
-                bots=table_bots,
-                variant=section.variant,
-                params=dict(section.params),
-                environment=environment,
-            )
-        )
-    if bots:
-        used = {b for p in plans for b in p.bots}
-        for bot in bots:
-            if bot not in used:
-                spec = registry.bots[bot]
-                raise PlanError(
-                    f"{bots_named}bot {bot!r} plays none of the games of this run (it plays: "
-                    f"{', '.join(sorted(spec.games or ())) or 'every game'})"
-                )
+        plans.append(_game_plan(game_name, game.players, table_bots, section, where))
+    _check_every_bot_plays(registry, bots, plans, where)
     if not plans:
         raise PlanError("no game has at least 2 bots to play it; add bot files to bots/")
     return Tournament(
         plans=plans,
-        games=games,
+        games_per_game=games_per_game,
         seed=str(seed) if seed is not None else new_seed(),
-        move_time=move_time,
+        move_time=float(move_time),
         max_faults=max_faults,
         records=records,
         duplicate=duplicate,
+    )
+
+
+@dataclass(frozen=True)
+class _Where:
+    """How an error names where a value came from: the command line or the tournament file."""
+
+    source: str | Path | None
+    from_file: Collection[str]
+
+    def setting(self, key: str) -> str:
+        return f"{self.source}: {key}" if key in self.from_file else OPTIONS[key]
+
+    def in_file(self, where: str) -> str:
+        """The start of a message about ``where`` in the tournament file."""
+        return f"{self.source}: {where}" if self.source is not None else where
+
+    def bots(self) -> str:
+        """The start of a message about the run's bots (the file's, or --bots: not named)."""
+        return "" if "bots" not in self.from_file else f"{self.setting('bots')}: "
+
+    def section(self, section: GameSection) -> str:
+        return self.in_file(f"game.{section.name}: ")
+
+    def section_bots(self, section: GameSection) -> str:
+        """Where a game's bots came from: its section, the top of the file, the command line."""
+        return self.in_file(f"game.{section.name}.bots: ") if section.bots else self.bots()
+
+
+def _check_section(section: GameSection, where: _Where) -> None:
+    start = where.in_file(f"game.{section.name}.")
+    if section.bots is not None and not section.bots:
+        raise PlanError(f"{start}bots names no bot; leave it out to play every bot that plays it")
+    env = section.environment
+    for key in ("mu", "sigma", "beta", "tau"):
+        value = env.get(key)
+        if value is None:
+            continue
+        if not (0 < value < float("inf") or (key == "tau" and value == 0)):
+            least = "0 or more" if key == "tau" else "above 0"
+            raise PlanError(f"{start}{key} must be a finite number {least}, not {value:g}")
+    if "draw_probability" in env and not 0 < env["draw_probability"] < 1:
+        raise PlanError(
+            f"{start}draw_probability must be between 0 and 1 (exclusive), "
+            f"not {env['draw_probability']:g}"
+        )
+
+
+def _sections_by_game(
+    registry: Registry, sections: list[GameSection], where: _Where
+) -> dict[str, GameSection]:
+    """The file's game sections by the canonical name of their game; a game described twice is
+    an error."""
+    by_game: dict[str, GameSection] = {}
+    for section in sections:
+        try:
+            canonical = registry.game(section.name).name
+        except UnknownNameError as exc:
+            raise PlanError(f"{where.section(section)}{exc}") from None
+        if canonical in by_game:
+            raise PlanError(
+                f"{where.in_file('')}game {canonical!r} is described twice "
+                f"([game.{by_game[canonical].name}] and [game.{section.name}])"
+            )
+        by_game[canonical] = section
+    return by_game
+
+
+def _chosen_games(
+    registry: Registry, game_names: list[str] | None, by_game: dict[str, GameSection]
+) -> list[str]:
+    """The games of the run: --game, else the file's sections, else every registered game."""
+    try:
+        if game_names:
+            chosen = [registry.game(n).name for n in game_names]
+        elif by_game:
+            chosen = list(by_game)
+        else:
+            chosen = sorted(registry.games)
+    except UnknownNameError as exc:
+        raise PlanError(str(exc)) from None
+    return list(dict.fromkeys(chosen))
+
+
+def _table_bots(
+    registry: Registry,
+    game_name: str,
+    section: GameSection,
+    bots: list[str] | None,
+    explicit_games: bool,
+    where: _Where,
+) -> list[str]:
+    """The bots at a game's tables: its section's, else the run's, else every bot that plays it.
+    A bot named for a game it does not play is an error when the game was asked for by name."""
+    wanted = section.bots or bots
+    if not wanted:
+        return [b.name for b in registry.bots_for(game_name)]
+    named = where.section_bots(section)
+    for bot in wanted:
+        try:
+            spec = registry.bot(bot)
+        except UnknownNameError as exc:  # (the run's bots were checked before)
+            raise PlanError(f"{named}{exc}") from None
+        if not spec.plays(game_name) and (explicit_games or section.bots):
+            raise PlanError(
+                f"{named}bot {bot!r} does not play {game_name} (it plays: "
+                f"{', '.join(sorted(spec.games or ()))})"
+            )
+    return [b for b in dict.fromkeys(wanted) if registry.bots[b].plays(game_name)]
+
+
+def _table(
+    game_class: type[Game],
+    section: GameSection,
+    players: int | None,
+    named_by_option: bool,
+    where: _Where,
+) -> Game:
+    """The game as it is played: the command line's --players wins over the file's."""
+    table_players = section.players
+    players_named = (
+        where.in_file(f"game.{section.name}.players: ") if section.players is not None else ""
+    )
+    variable = game_class.min_players != game_class.max_players
+    if players is not None and (variable or named_by_option):
+        table_players = players
+        players_named = ""
+    try:
+        game_class(players=table_players)
+    except InvalidParametersError as exc:
+        raise PlanError(f"{players_named}{exc}") from None
+    try:
+        return game_class(players=table_players, variant=section.variant, **section.params)
+    except InvalidParametersError as exc:
+        raise PlanError(f"{where.section(section)}{exc}") from None
+
+
+def _game_plan(
+    game_name: str, players: int, bots: list[str], section: GameSection, where: _Where
+) -> GamePlan:
+    environment = environment_for(game_name, section.environment)
+    if section.environment:
+        problem = _unratable(environment, bots)
+        if problem:
+            raise PlanError(f"{where.section(section)}{problem}")
+    return GamePlan(
+        game=game_name,
+        players=players,
+        bots=bots,
+        variant=section.variant,
+        params=dict(section.params),
+        environment=environment,
+    )
+
+
+def _check_every_bot_plays(
+    registry: Registry, bots: list[str] | None, plans: list[GamePlan], where: _Where
+) -> None:
+    """Each bot named for the run plays at least one of its games."""
+    used = {b for p in plans for b in p.bots}
+    for bot in bots or ():
+        if bot not in used:
+            spec = registry.bots[bot]
+            raise PlanError(
+                f"{where.bots()}bot {bot!r} plays none of the games of this run (it plays: "
+                f"{', '.join(sorted(spec.games or ())) or 'every game'})"
+            )
+
+
+def tournament_from_identity(config: dict) -> Tournament:
+    """The tournament a stored run plays, from its identity (``Tournament.identity()``)."""
+    plans = [
+        GamePlan(
+            game=p["game"],
+            players=p["players"],
+            bots=list(p["bots"]),
+            variant=p.get("variant"),
+            params=dict(p.get("params", {})),
+            environment=Environment(**p["environment"]),
+        )
+        for p in config["plans"]
+    ]
+    return Tournament(
+        plans=plans,
+        games_per_game=config["games"],
+        seed=config["seed"],
+        move_time=config["move_time"],
+        max_faults=config["max_faults"],
+        records=config["records"],
+        duplicate=config.get("duplicate", True),
     )
 
 

@@ -139,7 +139,7 @@ def run_tournament(
                 plan.game,
                 plan.bots,
                 plan.players,
-                tournament.games,
+                tournament.games_per_game,
                 tournament.seed,
                 tournament.duplicate,
             )
