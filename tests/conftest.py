@@ -145,7 +145,7 @@ class Cli:
         self.runner = CliRunner()
 
     def __call__(self, *args, env: dict | None = None, input: str | None = None):
-        from arena.cli.main import app
+        from arena.cli import app
 
         return self.runner.invoke(app, [str(a) for a in args], env=env, input=input)
 

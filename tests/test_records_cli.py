@@ -43,7 +43,7 @@ def stored(tmp_path_factory):
     """A database with run 1 (both games, 4 games each, records) and run 2 (--no-records)."""
     from typer.testing import CliRunner
 
-    from arena.cli.main import app
+    from arena.cli import app
 
     base = tmp_path_factory.mktemp("records")
     bots = write_bots(base / "bots", {**STANDARD_BOTS, "oops.py": OOPS})

@@ -1,5 +1,81 @@
-"""The ``arena`` command: thin typer commands that parse, call one function and print."""
+"""The ``arena`` command: thin typer commands that parse options, call one function and print.
 
-from arena.cli.main import run_main
+One module per family of commands; each command is a plain function added to ``app`` here, so no
+command module imports another. The console script is ``run_main``.
+"""
 
-__all__ = ["run_main"]
+from __future__ import annotations
+
+import os
+import sys
+from typing import Annotated
+
+import typer
+
+from arena import __version__
+from arena.cli.bench import bench
+from arena.cli.bots import bots, games, new_bot
+from arena.cli.leaderboard import leaderboard
+from arena.cli.play import play
+from arena.cli.records import history, replay
+from arena.cli.run import run
+
+app = typer.Typer(
+    help="Pit card-playing bots against each other under exact rules; rate them with TrueSkill.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+@app.callback(invoke_without_command=True)
+def _root(
+    version: Annotated[bool, typer.Option("--version", help="Print the version and exit.")] = False,
+) -> None:
+    if version:
+        typer.echo(f"arena {__version__}")
+        raise typer.Exit()
+
+
+for name, command in (
+    ("run", run),
+    ("leaderboard", leaderboard),
+    ("bots", bots),
+    ("games", games),
+    ("new-bot", new_bot),
+    ("bench", bench),
+    ("history", history),
+    ("replay", replay),
+    ("play", play),
+):
+    app.command(name)(command)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The console script: like ``app()``, but every usage error is one line and no traceback."""
+    try:
+        code = app(args=argv, prog_name="arena", standalone_mode=False)
+    except KeyboardInterrupt:
+        typer.echo("arena: interrupted", err=True)
+        return 130
+    except Exception as exc:
+        if hasattr(exc, "format_message") and hasattr(exc, "exit_code"):  # click's usage errors
+            typer.echo(f"arena: error: {exc.format_message()}", err=True)
+            return exc.exit_code
+        if os.environ.get("ARENA_DEBUG"):
+            raise
+        typer.echo(
+            f"arena: internal error: {type(exc).__name__}: {exc} "
+            "(please report it; ARENA_DEBUG=1 shows the traceback)",
+            err=True,
+        )
+        return 1
+    return code if isinstance(code, int) else 0
+
+
+def run_main() -> None:  # pragma: no cover - the console script
+    sys.exit(main())
+
+
+__all__ = ["app", "main", "run_main"]

@@ -1,0 +1,304 @@
+"""What ``arena run`` does, decided from its options, its tournament file and the stored runs.
+
+``plan_run`` is pure: options + tournament file + the database's unfinished runs give one checked
+``RunPlan`` — which database and bot folders, how many jobs, and how the bot files are loaded —
+before any bot file is loaded. With ``--isolation process`` no bot file may run in arena's own
+process, not even to be loaded, so how they are loaded must be known first: from this command
+line, else from the run being continued (it keeps its isolation), else from the file.
+
+``settle_run`` then needs the registry: it builds the tournament (or takes the resumed run's) and
+finds the stored run it continues. Only when an unfinished process-isolated run might be the one
+this command continues (that depends on the bots the registry has) is the loading a guess, which
+``SettledRun`` may prove wrong; ``RunPlan.loading_is_a_guess`` says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+from arena.plugins.loading import Registry, default_bots_dirs
+from arena.store.database import RunInfo, Store
+from arena.tournament.file import GameSection, TournamentFile
+from arena.tournament.plan import (
+    PlanError,
+    Tournament,
+    build_tournament,
+    check_setting,
+    tournament_from_identity,
+)
+
+# How bots run when neither the command line, nor a continued run, nor the file says.
+BOT_DEFAULTS = {"isolation": "shared", "bot_memory": 1024, "bot_cpu": None}
+# Settings of the tournament that an error names as the file's key when they came from it.
+FILE_NAMED = ("games", "move_time", "max_faults", "bots")
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What the command line of ``arena run`` said; None: not given."""
+
+    games_per_game: int | None = None
+    game_names: list[str] | None = None
+    bots: list[str] | None = None
+    players: int | None = None
+    seed: str | None = None
+    jobs: int | None = None
+    move_time: float | None = None
+    max_faults: int | None = None
+    isolation: str | None = None
+    bot_memory: int | None = None
+    bot_cpu: int | None = None
+    db: Path | None = None
+    bots_dirs: list[Path] | None = None
+    records: bool = True
+    duplicate: bool | None = None
+    resume: bool = False
+
+
+@dataclass(frozen=True)
+class TournamentRequest:
+    """The arguments of ``build_tournament`` this run asks for."""
+
+    games_per_game: int
+    game_names: list[str] | None
+    bots: list[str] | None
+    players: int | None
+    seed: str | None
+    move_time: float
+    max_faults: int
+    records: bool
+    sections: list[GameSection] | None
+    duplicate: bool
+    source: Path | None
+    from_file: frozenset[str]
+
+    def build(self, registry: Registry) -> Tournament:
+        return build_tournament(registry, **{f.name: getattr(self, f.name) for f in fields(self)})
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    db: Path
+    bots_dirs: list[Path]  # as given (empty: the default folders)
+    jobs: int | None  # None: as many as the isolation wants
+    resume: bool
+    request: TournamentRequest
+    given: dict  # isolation, bot_memory, bot_cpu as this command line says (None: not said)
+    in_file: dict  # the same as the tournament file says
+    load_isolated: bool  # the bot files are loaded by sandboxed loading processes
+    loading_is_a_guess: bool  # only a stored run said to load them isolated; settle_run decides
+    loading_memory: int  # MiB of a loading process
+
+    def isolation_kept_from_run(self, isolation: str) -> bool:
+        """Whether a run played with ``isolation`` plays so because the run it continues did."""
+        return self.given["isolation"] is None and isolation != self.in_file.get(
+            "isolation", BOT_DEFAULTS["isolation"]
+        )
+
+
+@dataclass
+class SettledRun:
+    """The run a command plays or continues, and how its bots run."""
+
+    tournament: Tournament
+    previous: RunInfo | None  # the stored run it continues
+    isolation: str
+    bot_memory: int
+    bot_cpu: int | None
+
+
+def plan_run(
+    options: RunOptions,
+    tournament_file: TournamentFile | None,
+    unfinished_runs: Callable[[Path], Sequence[RunInfo]],
+    default_db: Path,
+) -> RunPlan:
+    """The checked plan of a run. ``unfinished_runs(db)`` gives the database's unfinished runs,
+    newest first; it is called only when how the bot files are loaded depends on them. Raises
+    ``PlanError``."""
+    settings = tournament_file.settings if tournament_file is not None else {}
+    source = tournament_file.path if tournament_file is not None else None
+    given = {key: getattr(options, key) for key in BOT_DEFAULTS}
+    for key, value in given.items():
+        _check_given(key, value, settings, source)
+    _check_given("jobs", options.jobs, settings, source)
+    if options.bots == []:
+        raise PlanError("--bots names no bot; leave it out to play every bot")
+    request = _request(options, tournament_file)
+    in_file = {key: settings[key] for key in BOT_DEFAULTS if key in settings}
+    db = Path(options.db or settings.get("db") or default_db)
+    load_isolated, guess = _loading(options, request, in_file, lambda: unfinished_runs(db))
+    memory = options.bot_memory if options.bot_memory is not None else settings.get("bot_memory")
+    return RunPlan(
+        db=db,
+        bots_dirs=_bots_dirs(options.bots_dirs, settings.get("bots_dir")),
+        jobs=options.jobs if options.jobs is not None else settings.get("jobs"),
+        resume=options.resume,
+        request=request,
+        given=given,
+        in_file=in_file,
+        load_isolated=load_isolated,
+        loading_is_a_guess=guess,
+        loading_memory=memory if memory is not None else BOT_DEFAULTS["bot_memory"],
+    )
+
+
+def _check_given(key: str, value, settings: dict, source: Path | None) -> None:
+    """Check a setting given on the command line, else in the file (named as the file's key)."""
+    if value is not None:
+        check_setting(key, value)
+    elif settings.get(key) is not None:
+        check_setting(key, settings[key], f"{source}: {key}")
+
+
+def _bots_dirs(given: list[Path] | Path | None, in_file: str | list[str] | None) -> list[Path]:
+    if given is None and in_file is not None:
+        # Folders in a tournament file are relative to the working directory, like ./bots.
+        return [Path(d) for d in ([in_file] if isinstance(in_file, str) else in_file)]
+    return [given] if isinstance(given, Path | str) else list(given or [])
+
+
+def _request(options: RunOptions, tournament_file: TournamentFile | None) -> TournamentRequest:
+    settings = tournament_file.settings if tournament_file is not None else {}
+    given = {
+        "games": options.games_per_game,
+        "move_time": options.move_time,
+        "max_faults": options.max_faults,
+        "bots": options.bots,
+        "seed": options.seed,
+        "duplicate": options.duplicate,
+    }
+    picked = {k: v if v is not None else settings.get(k) for k, v in given.items()}
+    records = options.records
+    if records and tournament_file is not None:
+        records = settings.get("records", True)  # --no-records wins over the file
+    return TournamentRequest(
+        games_per_game=_default(picked["games"], 100),
+        game_names=options.game_names,
+        bots=picked["bots"],
+        players=options.players,
+        seed=picked["seed"],
+        move_time=_default(picked["move_time"], 1.0),
+        max_faults=_default(picked["max_faults"], 3),
+        records=records,
+        sections=tournament_file.games if tournament_file is not None else None,
+        duplicate=_default(picked["duplicate"], True),
+        source=tournament_file.path if tournament_file is not None else None,
+        from_file=frozenset(
+            key for key in FILE_NAMED if given[key] is None and key in settings
+        ),
+    )
+
+
+def _default(value, default):
+    return value if value is not None else default
+
+
+def _loading(
+    options: RunOptions,
+    request: TournamentRequest,
+    in_file: dict,
+    unfinished_runs: Callable[[], Sequence[RunInfo]],
+) -> tuple[bool, bool]:
+    """(whether the bot files are loaded isolated, whether that is a guess)."""
+    if options.isolation is not None:
+        return options.isolation == "process", False
+    if in_file.get("isolation") == "process":
+        return True, False
+    runs = unfinished_runs()
+    if options.resume:
+        # The run continued is the latest unfinished one: it says how its bots run.
+        if not runs:
+            return False, False
+        chosen = chosen_settings({"isolation": None}, runs[0].settings, in_file)
+        return chosen["isolation"] == "process", False
+    guess = any(
+        run.settings.get("isolation") == "process" and _may_continue(run, request) for run in runs
+    )
+    return guess, guess
+
+
+def _may_continue(run: RunInfo, request: TournamentRequest) -> bool:
+    """Whether the tournament requested may be ``run``'s, as far as it can be told without the
+    registry (its bots and tables are not known yet)."""
+    config = run.config
+    try:
+        same = (
+            config["games"] == request.games_per_game
+            and config["move_time"] == request.move_time
+            and config["max_faults"] == request.max_faults
+            and config["records"] == request.records
+            and config.get("duplicate", True) == request.duplicate
+        )
+    except (KeyError, TypeError):
+        return True  # an identity of a shape this arena does not know: settle_run decides
+    return same and (request.seed is None or config["seed"] == str(request.seed))
+
+
+def chosen_settings(given: dict, kept: dict, in_file: dict) -> dict:
+    """How bots run: as given on the command line, else as the continued run was played (a
+    setting it kept that this arena can use), else as the file says, else the default."""
+    chosen = {}
+    for key, default in BOT_DEFAULTS.items():
+        if given.get(key) is not None:
+            chosen[key] = given[key]
+        elif key in kept and _usable(key, kept[key]):
+            chosen[key] = kept[key]
+        else:
+            chosen[key] = in_file.get(key, default)
+    return chosen
+
+
+def _usable(key: str, value) -> bool:
+    """A setting stored with a run that this arena can use."""
+    if key == "bot_cpu" and value is None:
+        return True
+    try:
+        check_setting(key, value)
+    except PlanError:
+        return False
+    return True
+
+
+def settle_run(plan: RunPlan, registry: Registry, store: Store) -> SettledRun:
+    """The run this command plays or continues, and how its bots run. Raises ``PlanError``."""
+    if plan.resume:
+        previous = store.latest_unfinished_run()
+        if previous is None:
+            raise PlanError(f"{plan.db}: no interrupted run to resume")
+        tournament = tournament_from_identity(previous.config)
+        missing = _missing_for(registry, tournament, plan.bots_dirs)
+        if missing:
+            raise PlanError(missing)
+    else:
+        tournament = plan.request.build(registry)
+        if plan.request.seed is None:
+            # Rerunning the same command without --seed continues its interrupted run.
+            for run in store.unfinished_runs():
+                if {**run.config, "seed": tournament.seed} == tournament.identity():
+                    tournament.seed = run.seed
+                    break
+        previous = store.find_run(tournament.identity())
+    # A continued run keeps the isolation and bot limits it was played with (a run stored
+    # before they were kept has none: the file's or the defaults), unless this command says.
+    kept = previous.settings if previous is not None else {}
+    chosen = chosen_settings(plan.given, kept, plan.in_file)
+    return SettledRun(tournament, previous, **chosen)
+
+
+def _missing_for(registry: Registry, tournament: Tournament, bots_dirs: list[Path]) -> str | None:
+    """Why the run cannot be continued with these games and bots, if it cannot."""
+    for game_plan in tournament.plans:
+        if game_plan.game not in registry.games:
+            return f"cannot resume: game {game_plan.game!r} is no longer registered"
+        for bot in game_plan.bots:
+            if bot not in registry.bots:
+                folders = ", ".join(map(str, bots_dirs or default_bots_dirs()))
+                return (
+                    f"cannot resume: bot {bot!r} is no longer loaded (bot folders: {folders}; "
+                    "name the run's with --bots-dir)"
+                )
+    return None
+
