@@ -371,7 +371,7 @@ def test_repository_tournament_files_parse_plan_and_run(cli, path, tmp_path):
         games_per_game=loaded.settings.get("games", 100),
         bots=loaded.settings.get("bots"),
         seed=loaded.settings.get("seed"),
-        sections=loaded.games,
+        sections=loaded.sections,
     )
     assert tournament.plans
     for plan in tournament.plans:

@@ -423,8 +423,8 @@ def test_the_ladder_tournament_file_names_loadable_bots():
     folders = [REPO / d for d in ladder.settings["bots_dir"]]
     registry = load_registry(folders, entry_points=False)
     assert not registry.errors, registry.errors
-    assert {s.name for s in ladder.games} == {"twenty-down", "how-low-can-you-go"}
-    for section in ladder.games:
+    assert {s.name for s in ladder.sections} == {"twenty-down", "how-low-can-you-go"}
+    for section in ladder.sections:
         assert len(section.bots) == 4
         for name in section.bots:
             assert registry.bot(name).plays(section.name), name

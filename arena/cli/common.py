@@ -103,13 +103,13 @@ def db_path(db: Path | None) -> Path:
     return db or default_db()
 
 
-def print_tables(store, games: list[str], fmt: str, head_to_head: bool = False) -> None:
-    """The leaderboard tables of ``games`` on stdout; the store is closed on an error."""
+def print_tables(store, game_names: list[str], fmt: str, head_to_head: bool = False) -> None:
+    """The leaderboard tables of the games named on stdout; the store is closed on an error."""
     from arena.store.database import StoreError
     from arena.views.leaderboard import render
 
     try:
-        typer.echo(render(store, games, fmt, head_to_head=head_to_head))
+        typer.echo(render(store, game_names, fmt, head_to_head=head_to_head))
     except StoreError as exc:
         store.close()
         raise fail(str(exc)) from None

@@ -18,37 +18,43 @@ from arena.cli.common import (
     open_store,
 )
 
+GameName = Annotated[
+    str, typer.Argument(help="The game: twenty-down (td), how-low-can-you-go (hl).")
+]
+TableBots = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--bots",
+        "-b",
+        help="The bots at the table, comma-separated; they fill the other seats in turn. "
+        "[default: every bot that plays the game]",
+    ),
+]
+Players = Annotated[
+    int | None,
+    typer.Option(help="Table size, for games that allow several. [default: you + the bots]"),
+]
+Seat = Annotated[
+    int | None,
+    typer.Option("--seat", "-s", help="Your seat (0 is first). [default: from the seed]"),
+]
+Seed = Annotated[str | None, typer.Option(help="Seed of the cards. [default: a new one]")]
+MoveTime = Annotated[
+    float, typer.Option(help="Seconds each bot may take per decision (you: no limit).")
+]
+Rated = Annotated[
+    bool, typer.Option("--rated", help="Store the game and rate it; you appear as `human`.")
+]
+
 
 def play(
-    game: Annotated[
-        str, typer.Argument(help="The game: twenty-down (td), how-low-can-you-go (hl).")
-    ],
-    bots: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--bots",
-            "-b",
-            help="The bots at the table, comma-separated; they fill the other seats in turn. "
-            "[default: every bot that plays the game]",
-        ),
-    ] = None,
-    players: Annotated[
-        int | None,
-        typer.Option(help="Table size, for games that allow several. [default: you + the bots]"),
-    ] = None,
-    seat: Annotated[
-        int | None,
-        typer.Option("--seat", "-s", help="Your seat (0 is first). [default: from the seed]"),
-    ] = None,
-    seed: Annotated[
-        str | None, typer.Option(help="Seed of the cards. [default: a new one]")
-    ] = None,
-    move_time: Annotated[
-        float, typer.Option(help="Seconds each bot may take per decision (you: no limit).")
-    ] = 1.0,
-    rated: Annotated[
-        bool, typer.Option("--rated", help="Store the game and rate it; you appear as `human`.")
-    ] = False,
+    game: GameName,
+    bots: TableBots = None,
+    players: Players = None,
+    seat: Seat = None,
+    seed: Seed = None,
+    move_time: MoveTime = 1.0,
+    rated: Rated = False,
     ascii_cards: AsciiCards = False,
     db: DbPath = None,
     bots_dir: BotsDir = None,

@@ -46,15 +46,15 @@ def history(
         _, aliases = game_classes()
         game = aliases.get(game, game)
     try:
-        games = store.recent_games(bot=bot, game=game, run_id=run, limit=limit)
+        stored_games = store.recent_games(bot=bot, game=game, run_id=run, limit=limit)
     except StoreError as exc:
         raise fail(str(exc)) from None
     finally:
         store.close()
     if fmt == "json":
-        typer.echo(history_json(games))
-    elif games:
-        typer.echo(history_table(games))
+        typer.echo(history_json(stored_games))
+    elif stored_games:
+        typer.echo(history_table(stored_games))
     else:
         wanted = ", ".join(
             f"{k} {v}" for k, v in (("bot", bot), ("game", game), ("run", run)) if v is not None
@@ -92,26 +92,26 @@ def replay(
     from arena.views.replay import output_style, render_game, seat_decisions, verify_game
 
     check_format(fmt, ("text", "json"))
-    info, record, games = _load_record(db, game_id)
+    info, record, classes = _load_record(db, game_id)
     if seat is not None and not 0 <= seat < record["players"]:
         raise fail(f"--seat {seat}: game {game_id} has seats 0 to {record['players'] - 1}")
     if verify:
         try:
-            lines = verify_game(info, record, games)
+            lines = verify_game(info, record, classes)
         except RecordError as exc:
             raise fail(f"game {game_id} does not verify: {exc}", code=1) from None
         typer.echo("\n".join(lines))
         return
     if fmt == "json":
         if seat is not None:
-            out = seat_decisions(record, games, seat, bool(info["seats"][seat]["forfeit"]))
+            out = seat_decisions(record, classes, seat, bool(info["seats"][seat]["forfeit"]))
         else:
             out = {**record, "arena": _stored_facts(info)}
         typer.echo(json.dumps(out, ensure_ascii=False))
         return
     style = output_style(ascii_cards)
     try:
-        typer.echo(render_game(info, record, games, seat=seat, style=style))
+        typer.echo(render_game(info, record, classes, seat=seat, style=style))
     except RecordError as exc:
         raise fail(f"game {game_id}: {exc}", code=1) from None
 
@@ -134,12 +134,12 @@ def _load_record(db: Path | None, game_id: int):
             f"game {game_id} was played with --no-records: its result is stored but not its moves, "
             "so there is nothing to replay"
         )
-    games, _ = game_classes()
+    classes, _ = game_classes()
     try:
-        record = expand(info["record"], games)
+        record = expand(info["record"], classes)
     except RecordError as exc:
         raise fail(f"game {game_id}: {exc}", code=1) from None
-    return info, record, games
+    return info, record, classes
 
 
 def _stored_facts(info: dict) -> dict:

@@ -89,7 +89,7 @@ class GameSection:
 class TournamentFile:
     path: Path
     settings: dict[str, Any]
-    games: list[GameSection]
+    sections: list[GameSection]  # its [game.NAME] tables
 
 
 def _check(path: Path, where: str, table: dict, allowed: dict[str, tuple[type, ...]]) -> None:
@@ -112,17 +112,28 @@ def _string_list(path: Path, where: str, value: list) -> list[str]:
 
 
 def load_tournament_file(path: str | Path) -> TournamentFile:
+    """The file's settings (top-level keys) and game sections, each key checked; raises
+    ``TournamentFileError``."""
     path = Path(path)
+    data = _read(path)
+    _check(path, "", data, TOP_KEYS)
+    settings = _settings(path, {k: v for k, v in data.items() if k != "game"})
+    sections = [_section(path, name, table) for name, table in data.get("game", {}).items()]
+    return TournamentFile(path, settings, sections)
+
+
+def _read(path: Path) -> dict:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise TournamentFileError(f"{path}: no such tournament file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise TournamentFileError(f"{path}: cannot read it ({exc})") from None
     except tomllib.TOMLDecodeError as exc:
         raise TournamentFileError(f"{path}: not valid TOML: {exc}") from None
-    _check(path, "", data, TOP_KEYS)
-    settings = {k: v for k, v in data.items() if k != "game"}
+
+
+def _settings(path: Path, settings: dict[str, Any]) -> dict[str, Any]:
     if "bots" in settings:
         settings["bots"] = _string_list(path, "", settings["bots"])
     if isinstance(settings.get("bots_dir"), list) and not all(
@@ -131,31 +142,30 @@ def load_tournament_file(path: str | Path) -> TournamentFile:
         raise TournamentFileError(f"{path}: bots_dir must be a folder or a list of folders")
     if settings.get("bots_dir") == []:
         raise TournamentFileError(f"{path}: bots_dir names no folder; leave it out for ./bots")
-    sections = []
-    for name, table in data.get("game", {}).items():
-        where = f"game.{name}."
-        if not isinstance(table, dict):
-            raise TournamentFileError(f"{path}: [game.{name}] must be a table")
-        _check(path, where, table, GAME_KEYS)
-        params = table.get("params", {})
-        for key, value in params.items():
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise TournamentFileError(
-                    f"{path}: {where}params.{key} must be a whole number, not {value!r}"
-                )
-            if abs(value) > MAX_PARAM:
-                raise TournamentFileError(
-                    f"{path}: {where}params.{key} must be a whole number between {-MAX_PARAM} "
-                    f"and {MAX_PARAM}, not {value}"
-                )
-        sections.append(
-            GameSection(
-                name=name,
-                bots=_string_list(path, where, table["bots"]) if "bots" in table else None,
-                players=table.get("players"),
-                variant=table.get("variant"),
-                params=dict(params),
-                environment={k: float(table[k]) for k in ENVIRONMENT_KEYS if k in table},
+    return settings
+
+
+def _section(path: Path, name: str, table) -> GameSection:
+    where = f"game.{name}."
+    if not isinstance(table, dict):
+        raise TournamentFileError(f"{path}: [game.{name}] must be a table")
+    _check(path, where, table, GAME_KEYS)
+    params = table.get("params", {})
+    for key, value in params.items():
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TournamentFileError(
+                f"{path}: {where}params.{key} must be a whole number, not {value!r}"
             )
-        )
-    return TournamentFile(path, settings, sections)
+        if abs(value) > MAX_PARAM:
+            raise TournamentFileError(
+                f"{path}: {where}params.{key} must be a whole number between {-MAX_PARAM} "
+                f"and {MAX_PARAM}, not {value}"
+            )
+    return GameSection(
+        name=name,
+        bots=_string_list(path, where, table["bots"]) if "bots" in table else None,
+        players=table.get("players"),
+        variant=table.get("variant"),
+        params=dict(params),
+        environment={k: float(table[k]) for k in ENVIRONMENT_KEYS if k in table},
+    )

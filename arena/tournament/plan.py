@@ -179,6 +179,32 @@ def build_tournament(
         raise PlanError(f"{where.bots()}{exc}") from None
     by_game = _sections_by_game(registry, sections, where)
     chosen = _chosen_games(registry, game_names, by_game)
+    plans = _plans(registry, chosen, by_game, bots, players, game_names, where)
+    _check_every_bot_plays(registry, bots, plans, where)
+    if not plans:
+        raise PlanError("no game has at least 2 bots to play it; add bot files to bots/")
+    return Tournament(
+        plans=plans,
+        games_per_game=games_per_game,
+        seed=str(seed) if seed is not None else new_seed(),
+        move_time=float(move_time),
+        max_faults=max_faults,
+        records=records,
+        duplicate=duplicate,
+    )
+
+
+def _plans(
+    registry: Registry,
+    chosen: list[str],
+    by_game: dict[str, GameSection],
+    bots: list[str] | None,
+    players: int | None,
+    game_names: list[str] | None,
+    where: _Where,
+) -> list[GamePlan]:
+    """The plan of each chosen game with at least 2 bots; a game asked for by name (--game or a
+    file section) with fewer is an error, another is left out."""
     explicit_games = bool(game_names or by_game)
     plans = []
     for game_name in chosen:
@@ -196,18 +222,7 @@ def build_tournament(
                 )
             continue
         plans.append(_game_plan(game_name, game.players, table_bots, section, where))
-    _check_every_bot_plays(registry, bots, plans, where)
-    if not plans:
-        raise PlanError("no game has at least 2 bots to play it; add bot files to bots/")
-    return Tournament(
-        plans=plans,
-        games_per_game=games_per_game,
-        seed=str(seed) if seed is not None else new_seed(),
-        move_time=float(move_time),
-        max_faults=max_faults,
-        records=records,
-        duplicate=duplicate,
-    )
+    return plans
 
 
 @dataclass(frozen=True)

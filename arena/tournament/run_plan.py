@@ -183,7 +183,7 @@ def _request(options: RunOptions, tournament_file: TournamentFile | None) -> Tou
         move_time=_default(picked["move_time"], 1.0),
         max_faults=_default(picked["max_faults"], 3),
         records=records,
-        sections=tournament_file.games if tournament_file is not None else None,
+        sections=tournament_file.sections if tournament_file is not None else None,
         duplicate=_default(picked["duplicate"], True),
         source=tournament_file.path if tournament_file is not None else None,
         from_file=frozenset(

@@ -18,7 +18,7 @@ HEADERS = [
 ]
 
 
-def history_json(games: list[dict]) -> str:
+def history_json(stored_games: list[dict]) -> str:
     rows = [
         {
             "id": g["id"],
@@ -31,14 +31,14 @@ def history_json(games: list[dict]) -> str:
             "seats": g["seats"],
             "faults": g["fault_log"],
         }
-        for g in games
+        for g in stored_games
     ]
     return json.dumps(rows, indent=2)
 
 
-def history_table(games: list[dict]) -> str:
+def history_table(stored_games: list[dict]) -> str:
     table = []
-    for g in games:
+    for g in stored_games:
         seats = "  ".join(
             f"{s['bot']} {s['score']} ({s['rank']}{'F' if s['forfeit'] else ''})"
             for s in g["seats"]

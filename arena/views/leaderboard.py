@@ -91,14 +91,17 @@ def _matrix(rows: list[dict]) -> tuple[list[str], list[list]]:
     return ["ahead of →"] + bots, table
 
 
-def render(store: Store, games: list[str], fmt: str = "table", head_to_head: bool = False) -> str:
-    """All requested games' tables as one string."""
-    data = {game: leaderboard_rows(store, game) for game in games}
-    h2h = {game: head_to_head_rows(store, game) for game in games} if head_to_head else {}
+def render(
+    store: Store, game_names: list[str], fmt: str = "table", head_to_head: bool = False
+) -> str:
+    """The tables of the games named, as one string."""
+    data = {game: leaderboard_rows(store, game) for game in game_names}
+    h2h = {game: head_to_head_rows(store, game) for game in game_names} if head_to_head else {}
     if fmt == "json":
         if head_to_head:
             return json.dumps(
-                {g: {"leaderboard": data[g], "head_to_head": h2h[g]} for g in games}, indent=2
+                {g: {"leaderboard": data[g], "head_to_head": h2h[g]} for g in game_names},
+                indent=2,
             )
         return json.dumps(data, indent=2)
     if fmt == "csv":

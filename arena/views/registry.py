@@ -9,9 +9,9 @@ def bot_rows(registry) -> list[list]:
     """[bot, games, settings, source] for each registered bot, by name."""
     rows = []
     for spec in sorted(registry.bots.values(), key=lambda s: s.name):
-        games = ", ".join(sorted(spec.games)) if spec.games is not None else "every game"
+        plays = ", ".join(sorted(spec.games)) if spec.games is not None else "every game"
         settings = ", ".join(f"{k}={v!r}" for k, v in spec.settings)
-        rows.append([spec.name, games, settings, spec.source])
+        rows.append([spec.name, plays, settings, spec.source])
     return rows
 
 
