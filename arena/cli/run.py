@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+from dataclasses import fields
 from pathlib import Path
 from typing import Annotated
 
@@ -100,8 +101,8 @@ Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.
 
 def run(
     tournament_file: TournamentFileArgument = None,
-    games: GamesPerGame = None,
-    game: GameNames = None,
+    games_per_game: GamesPerGame = None,
+    game_names: GameNames = None,
     bots: BotNames = None,
     players: Players = None,
     seed: Seed = None,
@@ -112,7 +113,7 @@ def run(
     bot_memory: BotMemory = None,
     bot_cpu: BotCpu = None,
     db: DbPath = None,
-    bots_dir: BotsDir = None,
+    bots_dirs: BotsDir = None,
     records: Records = True,
     duplicate: Duplicate = None,
     resume: Resume = False,
@@ -128,24 +129,9 @@ def run(
     from arena.views.leaderboard import FORMATS
 
     check_format(fmt, FORMATS)
-    options = RunOptions(
-        games_per_game=games,
-        game_names=game,
-        bots=names(bots),
-        players=players,
-        seed=seed,
-        jobs=jobs,
-        move_time=move_time,
-        max_faults=max_faults,
-        isolation=isolation,
-        bot_memory=bot_memory,
-        bot_cpu=bot_cpu,
-        db=db,
-        bots_dirs=bots_dir,
-        records=records,
-        duplicate=duplicate,
-        resume=resume,
-    )
+    bots = names(bots)
+    given = locals()  # every option but the format and --quiet is a RunOptions field, same name
+    options = RunOptions(**{f.name: given[f.name] for f in fields(RunOptions)})
     plan = _plan(options, tournament_file)
     registry, store, settled = _settle(plan)
     try:
