@@ -7,7 +7,15 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.common import DbPath, check_format, db_path, fail, open_store, print_tables
+from arena.cli.common import (
+    DbPath,
+    check_format,
+    db_path,
+    fail,
+    game_classes,
+    open_store,
+    print_tables,
+)
 
 
 def leaderboard(
@@ -67,10 +75,8 @@ def _reset(path: Path) -> None:
 
 
 def _wanted(game: list[str], known: list[str], path: Path) -> list[str]:
-    """The games asked for by name or alias, each of which must have results."""
-    from arena.games import BUILTIN_GAMES
-
-    aliases = {a: g.name for g in BUILTIN_GAMES for a in g.aliases}
+    """The games asked for by name or alias (of any registered game), each with results."""
+    _, aliases = game_classes()
     wanted = [aliases.get(g, g) for g in game]
     for g in wanted:
         if g not in known:

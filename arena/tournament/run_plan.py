@@ -130,18 +130,18 @@ def plan_run(
     in_file = {key: settings[key] for key in BOT_DEFAULTS if key in settings}
     db = Path(options.db or settings.get("db") or default_db)
     load_isolated, guess = _loading(options, request, in_file, lambda: unfinished_runs(db))
-    memory = options.bot_memory if options.bot_memory is not None else settings.get("bot_memory")
+    memory = _default(options.bot_memory, settings.get("bot_memory", BOT_DEFAULTS["bot_memory"]))
     return RunPlan(
         db=db,
         bots_dirs=_bots_dirs(options.bots_dirs, settings.get("bots_dir")),
-        jobs=options.jobs if options.jobs is not None else settings.get("jobs"),
+        jobs=_default(options.jobs, settings.get("jobs")),
         resume=options.resume,
         request=request,
         given=given,
         in_file=in_file,
         load_isolated=load_isolated,
         loading_is_a_guess=guess,
-        loading_memory=memory if memory is not None else BOT_DEFAULTS["bot_memory"],
+        loading_memory=memory,
     )
 
 
