@@ -15,9 +15,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from arena.bench.engines import measure
+from arena.bench.engines import bench_games, measure
 from arena.execution.process import wire
-from arena.games import BUILTIN_GAMES
 from arena.plugins.loading import Registry, load_registry
 from arena.ratings import fast_trueskill
 from arena.ratings.trueskill import environment_for
@@ -64,7 +63,7 @@ def harness_rate(
             game_name,
             game_class.default_players,
             [f"random-{i}" for i in range(1, 5)],
-            environment=environment_for(game_name),
+            environment=environment_for(game_class),
         )
         tournament = Tournament(
             [plan], games=games, seed=str(seed), records=records, isolation=isolation
@@ -84,7 +83,7 @@ def run_bench(
     if harness:
         echo(f"TrueSkill updates: {fast_trueskill.implementation()}")
         echo(f"Observations for bot processes diffed in: {wire.implementation()}")
-    for game_class in BUILTIN_GAMES:
+    for game_class in bench_games():
         game = game_class()
         row = measure(game, games, repeats=repeats)
         figures[(game.name, "engine")] = row["decisions_per_s"]

@@ -518,9 +518,9 @@ def leaderboard(
         store.close()
         raise fail(str(exc)) from None
     if game:
-        from arena.games import BUILTIN_GAMES
+        from arena.plugins.loading import load_games
 
-        aliases = {a: g.name for g in BUILTIN_GAMES for a in g.aliases}
+        aliases = load_games().aliases
         wanted = [aliases.get(g, g) for g in game]
         for g in wanted:
             if g not in known:

@@ -1,4 +1,6 @@
-"""The bundled games. Each is also registered as a plugin (``arena.plugins.builtin``)."""
+"""The games: the interface every engine offers (``base``), records (``record``), the toolkit of
+their text views (``narration``), and one folder per bundled game. The bundled games are plugins
+like any other (``arena.plugins.builtin``): everything else finds games through the registry."""
 
 from arena.games.base import (
     TERMINAL,
@@ -17,10 +19,7 @@ from arena.games.base import (
 from arena.games.how_low import HowLowCanYouGo
 from arena.games.twenty_down import TwentyDown
 
-BUILTIN_GAMES: tuple[type[Game], ...] = (HowLowCanYouGo, TwentyDown)
-
 __all__ = [
-    "BUILTIN_GAMES",
     "TERMINAL",
     "Game",
     "GameError",

@@ -322,6 +322,12 @@ def load_registry(
         return _load_registry(bots_dir, entry_points, builtin_plugins, load_files)
 
 
+def load_games(entry_points: bool = True) -> Registry:
+    """The bundled games and those of installed plugins (``entry_points``), without importing any
+    bot file: for commands that only need to know the games (their names and aliases)."""
+    return load_registry(bots_dir=[], entry_points=entry_points)
+
+
 def _load_here(loader: Loader, paths: list[Path]) -> None:
     for path in paths:
         load_file(loader, path)

@@ -274,7 +274,7 @@ def build_tournament(
                 )
             skipped.append(game_name)
             continue
-        environment = environment_for(game_name, section.environment)
+        environment = environment_for(game_class, section.environment)
         if section.environment:
             problem = _unratable(environment, table_bots)
             if problem:
