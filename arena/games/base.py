@@ -368,6 +368,11 @@ class State:
     chance: Chance
     history: list[tuple[int, Any]]
 
+    def __init__(self, game: Game, chance: Chance):
+        self.game = game
+        self.chance = chance
+        self.history = []
+
     def current_player(self) -> int:
         raise NotImplementedError
 
@@ -431,6 +436,24 @@ class State:
         return record
 
 
+def clone_fields(state: State, shared: Iterable[str], copied: Iterable[str]) -> State:
+    """A new state of ``state``'s class with the same ``shared`` fields, shallow copies of the
+    ``copied`` ones (lists) and a copy of its chance: the part of ``clone`` every engine has."""
+    other = object.__new__(type(state))
+    for name in shared:
+        setattr(other, name, getattr(state, name))
+    for name in copied:
+        setattr(other, name, getattr(state, name)[:])
+    other.chance = state.chance.copy()
+    return other
+
+
+def other_slots(cls: type, *exclude: Iterable[str]) -> tuple[str, ...]:
+    """The slots of ``cls`` not in any of ``exclude``: for a ``clone`` that shares all the rest."""
+    left_out = {name for names in exclude for name in names}
+    return tuple(name for name in cls.__slots__ if name not in left_out)
+
+
 def game_from_record(record: dict, games: dict[str, type[Game]]) -> Game:
     if record.get("format") != RECORD_FORMAT:
         raise RecordError(f"not an arena record (format {record.get('format')!r})")
@@ -489,7 +512,9 @@ __all__ = [
     "State",
     "action_from_json",
     "action_to_json",
+    "clone_fields",
     "competition_ranks",
+    "other_slots",
     "game_from_record",
     "illegal_action",
     "parse_suit",

@@ -31,20 +31,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from arena.cards import ACE, CARDS, KING, RANK_OF, Card, full_pack, parse_card
-from arena.games.base import (
-    TERMINAL,
-    Chance,
-    Game,
-    GameError,
-    GameResult,
-    InvalidParametersError,
-    Observation,
-    State,
-    competition_ranks,
-    illegal_action,
-    to_plain,
-    wrong_turn,
-)
+from arena.games import base
+from arena.games.base import TERMINAL, Chance, GameResult, clone_fields, competition_ranks, to_plain
 from arena.games.discards import MAX_DISCARD, PAIR, SINGLE, discards_of_five, discards_up_to  # noqa: F401 (the wire memorises a module's tables)
 from arena.games.how_low.bot_template import TEMPLATE
 from arena.games.how_low.hands import HAND_SIZE, REDRAW, ROUNDS, VALUE
@@ -91,7 +79,7 @@ class Showdown:
         }
 
 
-class HowLowObservation(Observation):
+class HowLowObservation(base.Observation):
     """What one seat sees (HL-18). A snapshot made of tuples and immutable values.
 
     * ``game`` — the game's name; ``seat``; ``legal_actions`` (empty unless it is this seat's turn)
@@ -121,13 +109,15 @@ class HowLowObservation(Observation):
         "shown",
         "last_showdown",
     )
-    fields = Observation.fields + __slots__
+    fields = base.Observation.fields + __slots__
 
     def __init__(self, **values: Any):
         missing = [name for name in self.fields if name not in values]
         extra = sorted(set(values) - set(self.fields))
         if missing or extra:
-            raise GameError(f"HowLowObservation: missing fields {missing}, unknown fields {extra}")
+            raise base.GameError(
+                f"HowLowObservation: missing fields {missing}, unknown fields {extra}"
+            )
         for name, value in values.items():
             setattr(self, name, value)
 
@@ -167,37 +157,45 @@ class HowLowObservation(Observation):
                 last_showdown=showdown,
             )
         except (KeyError, TypeError, ValueError) as exc:
-            raise GameError(f"not a how-low-can-you-go observation: {exc!s}") from None
+            raise base.GameError(f"not a how-low-can-you-go observation: {exc!s}") from None
 
 
 def _cards(names) -> tuple[Card, ...]:
     if isinstance(names, str):
-        raise GameError(f"expected a list of cards, not {names!r}")
+        raise base.GameError(f"expected a list of cards, not {names!r}")
     return tuple(parse_card(n) for n in names)
 
 
-class HowLowState(State):
+# The flat lists a clone copies; it copies the hands itself, and shares every other slot:
+# immutable values, and lists and tuples that are only ever replaced, never changed in place.
+_COPIED_FIELDS = (
+    "history",
+    "chips",
+    "active",
+    "out_deal",
+    "stock",
+    "pile",
+    "discards",
+    "shown",
+    "redrawn",
+)
+
+
+class HowLowState(base.State):
     """One game of How Low Can You Go? in progress."""
 
     __slots__ = (
-        "game",
         "chance",
-        "history",
-        "chips",
-        "active",
-        "out_deal",
+        "hands",
+        *_COPIED_FIELDS,
+        # the rest a clone shares with its original (_SHARED_FIELDS)
+        "game",
         "bank",
         "deal",
         "dealer",
         "order",
         "pos",
         "round",
-        "hands",
-        "stock",
-        "pile",
-        "discards",
-        "shown",
-        "redrawn",
         "restocks",
         "_sd",
         "_sd_view",
@@ -214,9 +212,7 @@ class HowLowState(State):
     )
 
     def __init__(self, game: HowLowCanYouGo, chance: Chance):
-        self.game = game
-        self.chance = chance
-        self.history = []
+        super().__init__(game, chance)
         self._dups = game.packs > 1
         self._whalen = game.variant == "whalen"
         self._name = game.name
@@ -332,7 +328,7 @@ class HowLowState(State):
         cards, as the same set (HL-19)."""
         player = self._cur
         if player == TERMINAL or (seat is not None and seat != player):
-            raise wrong_turn(self._name, player, seat)
+            raise base.wrong_turn(self._name, player, seat)
         legal = self._legal
         if legal is None:
             legal = self.legal_actions()
@@ -341,7 +337,7 @@ class HowLowState(State):
         except (ValueError, TypeError):
             alt = _as_card_tuple(action)
             if alt is None or alt not in legal:
-                raise illegal_action(self._name, action, player) from None
+                raise base.illegal_action(self._name, action, player) from None
             action = legal[legal.index(alt)]
         self.history.append((player, action))
         self._apply(action)
@@ -510,7 +506,7 @@ class HowLowState(State):
         if type(seat) is not int or not 0 <= seat < len(chips):  # (the fast test: a plain int)
             n = self.game.players
             if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
-                raise GameError(f"{self._name}: no seat {seat!r} at a table of {n}")
+                raise base.GameError(f"{self._name}: no seat {seat!r} at a table of {n}")
         obs = _new_observation(HowLowObservation)
         obs.game = self._name
         obs.seat = seat
@@ -540,7 +536,7 @@ class HowLowState(State):
     def result(self) -> GameResult:
         """HL-17: survivors by chips, then the eliminated, later eliminations first."""
         if self._cur != TERMINAL:
-            raise GameError(f"{self.game.name}: the game is not over; there is no result yet")
+            raise base.GameError(f"{self.game.name}: the game is not over; there is no result yet")
         keys = [
             (0, -chips) if active else (1, -out)
             for chips, active, out in zip(self.chips, self.active, self.out_deal, strict=True)
@@ -550,44 +546,16 @@ class HowLowState(State):
         )
 
     def clone(self) -> HowLowState:
-        other = HowLowState.__new__(HowLowState)
-        other.game = self.game
-        other.chance = self.chance.copy()
-        other.history = list(self.history)
-        other.chips = self.chips[:]
-        other.active = self.active[:]
-        other.out_deal = self.out_deal[:]
-        other.bank = self.bank
-        other.deal = self.deal
-        other.dealer = self.dealer
-        other.order = self.order
-        other.pos = self.pos
-        other.round = self.round
+        other = clone_fields(self, _SHARED_FIELDS, _COPIED_FIELDS)
         other.hands = [h[:] for h in self.hands]
-        other.stock = self.stock[:]
-        other.pile = self.pile[:]
-        other.discards = self.discards[:]
-        other.shown = self.shown[:]
-        other.redrawn = self.redrawn[:]
-        other.restocks = self.restocks
-        other._sd = self._sd
-        other._sd_view = self._sd_view
-        other._cur = self._cur
-        other._legal = self._legal  # never changed once built, so it can be shared
-        other._cap = self._cap
-        other._free = self._free
-        other._dups = self._dups
-        other._whalen = self._whalen
-        other._name = self._name
-        other._chips_t = self._chips_t  # tuples: sharing them is safe
-        other._active_t = self._active_t
-        other._shown_t = self._shown_t
         return other
 
     def __repr__(self) -> str:
         where = "over" if self._cur == TERMINAL else f"round {self.round}, seat {self._cur} to act"
         return f"HowLowState(deal {self.deal}, {where}, chips {self.chips}, bank {self.bank})"
 
+
+_SHARED_FIELDS = base.other_slots(HowLowState, _COPIED_FIELDS, ("chance", "hands"))
 
 _new_observation = object.__new__
 
@@ -605,7 +573,7 @@ def _as_card_tuple(action: Any) -> tuple | None:
     return tuple(cards)
 
 
-class HowLowCanYouGo(Game):
+class HowLowCanYouGo(base.Game):
     """How Low Can You Go? (Jack Whalen), 2-10 players; scores are chips, higher is better."""
 
     name = "how-low-can-you-go"
@@ -644,23 +612,23 @@ class HowLowCanYouGo(Game):
         p = self.params
         name = self.name
         if p["starting_chips"] < 1:
-            raise InvalidParametersError(
+            raise base.InvalidParametersError(
                 f"{name}: starting_chips must be at least 1, not {p['starting_chips']}"
             )
         if p["buy_in"] < 0:
-            raise InvalidParametersError(f"{name}: buy_in cannot be negative ({p['buy_in']})")
+            raise base.InvalidParametersError(f"{name}: buy_in cannot be negative ({p['buy_in']})")
         if p["buy_in"] > p["starting_chips"]:
-            raise InvalidParametersError(
+            raise base.InvalidParametersError(
                 f"{name}: buy_in ({p['buy_in']}) cannot exceed "
                 f"starting_chips ({p['starting_chips']})"
             )
         if p["buy_in"] == p["starting_chips"]:
-            raise InvalidParametersError(
+            raise base.InvalidParametersError(
                 f"{name}: buy_in ({p['buy_in']}) must leave each player at least one of the "
                 f"{p['starting_chips']} starting chips"
             )
         if p["max_deals"] < 1:
-            raise InvalidParametersError(
+            raise base.InvalidParametersError(
                 f"{name}: max_deals must be at least 1, not {p['max_deals']}"
             )
 
@@ -681,11 +649,13 @@ class HowLowCanYouGo(Game):
         obs = observation
         n = self.players
         if getattr(obs, "game", None) != self.name:
-            raise GameError(
+            raise base.GameError(
                 f"{self.name}: cannot determinize an observation of {getattr(obs, 'game', None)!r}"
             )
         if len(obs.chips) != n or len(obs.active) != n:
-            raise GameError(f"{self.name}: the observation is for {len(obs.chips)} seats, not {n}")
+            raise base.GameError(
+                f"{self.name}: the observation is for {len(obs.chips)} seats, not {n}"
+            )
         seat = obs.seat
         order = tuple(obs.order)
         k = len(order)
@@ -739,13 +709,13 @@ class HowLowCanYouGo(Game):
             state.pos = k - 1
         else:
             if turns // k + 1 != obs.round:
-                raise GameError(
+                raise base.GameError(
                     f"{self.name}: {turns} turns this deal do not fit exchange round {obs.round}"
                 )
             state.pos = turns % k
             state._cur = order[state.pos]
         if obs.legal_actions and state._cur != seat:
-            raise GameError(
+            raise base.GameError(
                 f"{self.name}: the observation has actions but it is not seat {seat}'s turn"
             )
         pool = list(self.pack)
@@ -762,13 +732,13 @@ class HowLowCanYouGo(Game):
                 for c in hands[s]:
                     pool.remove(c)
         except ValueError:
-            raise GameError(
+            raise base.GameError(
                 f"{self.name}: the observation shows cards that are not in play"
             ) from None
         others = [s for s in order if s not in known]
         needed = HAND_SIZE * len(others) + obs.stock_size + obs.discard_size
         if needed != len(pool):
-            raise GameError(
+            raise base.GameError(
                 f"{self.name}: {len(pool)} unseen cards cannot fill {len(others)} hands, "
                 f"a stock of {obs.stock_size} and a discard pile of {obs.discard_size}"
             )

@@ -1,17 +1,9 @@
-"""Twenty Down (Zwanzig ab): the rules (``rules``), how a deal is told and shown to a person
-(``view``), the bot ``arena new-bot`` writes (``bot_template``). Bots import their names from
-here."""
+"""Twenty Down (Zwanzig ab): the rules (``rules``), its phases (``phases``), how a deal is told and
+shown to a person (``view``), the bot ``arena new-bot`` writes (``bot_template``). Bots import
+their names from here."""
 
-from arena.games.twenty_down.phases import (
-    DECIDE,
-    DROP,
-    EXCHANGE,
-    OVER,
-    PHASE_NAMES,
-    PLAY,
-    STAY,
-    TRUMP,
-)
+from arena.games.twenty_down import phases
+from arena.games.twenty_down.phases import *  # noqa: F403 (every phase and word, as before)
 from arena.games.twenty_down.rules import (
     PACK,
     Trick,
@@ -21,15 +13,8 @@ from arena.games.twenty_down.rules import (
 )
 
 __all__ = [
-    "DECIDE",
-    "DROP",
-    "EXCHANGE",
-    "OVER",
+    *phases.__all__,
     "PACK",
-    "PHASE_NAMES",
-    "PLAY",
-    "STAY",
-    "TRUMP",
     "Trick",
     "TwentyDown",
     "TwentyDownObservation",

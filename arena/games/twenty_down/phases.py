@@ -5,3 +5,5 @@ DROP = "drop"
 
 TRUMP, EXCHANGE, DECIDE, PLAY, OVER = range(5)
 PHASE_NAMES = ("trump", "exchange", "stay-or-drop", "play", "over")
+
+__all__ = ["DECIDE", "DROP", "EXCHANGE", "OVER", "PHASE_NAMES", "PLAY", "STAY", "TRUMP"]

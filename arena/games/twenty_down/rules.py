@@ -24,17 +24,8 @@ from math import comb
 from typing import Any, ClassVar, NamedTuple
 
 from arena.cards import ASCII_NAMES, DIAMONDS, HEARTS, SUITS, Card, piquet_pack
-from arena.games.base import (
-    TERMINAL,
-    Chance,
-    Game,
-    GameError,
-    GameResult,
-    InvalidParametersError,
-    Observation,
-    State,
-    competition_ranks,
-)
+from arena.games import base
+from arena.games.base import TERMINAL, Chance, GameResult, clone_fields, competition_ranks
 from arena.games.discards import MAX_DISCARD, discards_of_five, discards_up_to
 from arena.games.discards import PAIR as _PAIR  # noqa: F401 (the wire memorises a module's tables)
 from arena.games.discards import SINGLE as _SINGLE  # noqa: F401
@@ -83,7 +74,7 @@ class Trick(NamedTuple):
 _new_tuple = tuple.__new__  # builds a Trick without NamedTuple's Python-level __new__
 
 
-class TwentyDownObservation(Observation):
+class TwentyDownObservation(base.Observation):
     """What one seat may see (TD-18), as a snapshot of tuples.
 
     ``hand`` sorted; ``trump`` a ``Suit`` or ``None`` before it is named; ``deal`` the deal number
@@ -111,7 +102,7 @@ class TwentyDownObservation(Observation):
         "playing",
         "last_tricks",
     )
-    fields: ClassVar[tuple[str, ...]] = Observation.fields + __slots__
+    fields: ClassVar[tuple[str, ...]] = base.Observation.fields + __slots__
     grows_from: ClassVar[dict[str, str]] = {"last_tricks": "tricks"}
 
     def to_json(self) -> dict:
@@ -131,7 +122,22 @@ def _exchange_options(hand: list[Card]) -> list[tuple[Card, ...]]:
     return discards_of_five(hand)  # always the case in play
 
 
-class TwentyDownState(State):
+# The flat lists a clone copies; it copies the hands itself, and shares every other slot:
+# immutable values, and lists and tuples that are only ever replaced, never changed in place.
+_COPIED_FIELDS = (
+    "history",
+    "points",
+    "talon",
+    "discards",
+    "exchanged",
+    "playing",
+    "tricks",
+    "trick",
+    "tricks_won",
+)
+
+
+class TwentyDownState(base.State):
     """One game of Twenty Down in progress.
 
     Public fields (read them, never change them): ``points``, ``dealer``, ``forehand``, ``deal``,
@@ -141,23 +147,16 @@ class TwentyDownState(State):
     """
 
     __slots__ = (
-        "game",
         "chance",
-        "history",
-        "points",
+        "hands",
+        *_COPIED_FIELDS,
+        # the rest a clone shares with its original (_SHARED_FIELDS)
+        "game",
         "dealer",
         "forehand",
         "deal",
         "trump",
         "phase",
-        "hands",
-        "talon",
-        "discards",
-        "exchanged",
-        "playing",
-        "tricks",
-        "trick",
-        "tricks_won",
         "leader",
         "_player",
         "_legal",
@@ -175,9 +174,7 @@ class TwentyDownState(State):
     )
 
     def __init__(self, game: TwentyDown, chance: Chance):
-        self.game = game
-        self.chance = chance
-        self.history = []
+        super().__init__(game, chance)
         self._name = game.name
         self._brostedt = game.variant == "brostedt"
         self._pub = None
@@ -202,14 +199,14 @@ class TwentyDownState(State):
 
     def result(self) -> GameResult:
         if self.phase != OVER:
-            raise GameError(f"{self.game.name}: the game is not over; there is no result yet")
+            raise base.GameError(f"{self.game.name}: the game is not over; there is no result yet")
         points = tuple(self.points)
         return GameResult(scores=points, ranks=competition_ranks(points), better="lower")
 
     def observation(self, seat: int) -> TwentyDownObservation:
         if type(seat) is not int or not 0 <= seat < 4:  # (the fast test first: a plain int)
             if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < 4:
-                raise GameError(f"{self._name}: there is no seat {seat!r} (seats are 0-3)")
+                raise base.GameError(f"{self._name}: there is no seat {seat!r} (seats are 0-3)")
         pub = self._pub
         if pub is None:
             # The public tuples change at most once a trick: built once, shared until then. One
@@ -250,38 +247,8 @@ class TwentyDownState(State):
         return obs
 
     def clone(self) -> TwentyDownState:
-        other = TwentyDownState.__new__(TwentyDownState)
-        other.game = self.game
-        other.chance = self.chance.copy()
-        other.history = self.history[:]
-        other.points = self.points[:]
-        other.dealer = self.dealer
-        other.forehand = self.forehand
-        other.deal = self.deal
-        other.trump = self.trump
-        other.phase = self.phase
+        other = clone_fields(self, _SHARED_FIELDS, _COPIED_FIELDS)
         other.hands = [h[:] for h in self.hands]
-        other.talon = self.talon[:]
-        other.discards = self.discards[:]
-        other.exchanged = self.exchanged[:]
-        other.playing = self.playing[:]
-        other.tricks = self.tricks[:]  # Trick objects are read-only: sharing them is safe
-        other.trick = self.trick[:]
-        other.tricks_won = self.tricks_won[:]
-        other.leader = self.leader
-        other._player = self._player
-        other._legal = self._legal  # never changed in place, only replaced
-        other._trump = self._trump
-        other._led = self._led
-        other._best = self._best
-        other._best_seat = self._best_seat
-        other._next = self._next
-        other._trick_size = self._trick_size
-        other._name = self._name
-        other._brostedt = self._brostedt
-        other._pub = self._pub  # tuples: sharing them is safe
-        other._pub_prev = self._pub_prev
-        other.last_tricks = self.last_tricks
         return other
 
     def __repr__(self) -> str:
@@ -533,12 +500,15 @@ class TwentyDownState(State):
             for seat, card in trick:
                 # the trick so far goes through the hot path again, which sets the bookkeeping
                 if seat != self._player:
-                    raise GameError(f"{self.game.name}: seat {seat} played out of turn")
+                    raise base.GameError(f"{self.game.name}: seat {seat} played out of turn")
                 self.hands[seat].append(card)
                 self._apply(card)
 
 
-class TwentyDown(Game):
+_SHARED_FIELDS = base.other_slots(TwentyDownState, _COPIED_FIELDS, ("chance", "hands"))
+
+
+class TwentyDown(base.Game):
     """Twenty Down for exactly four players; lower points are better."""
 
     name = "twenty-down"
@@ -571,15 +541,15 @@ class TwentyDown(Game):
     def check_parameters(self) -> None:
         p = self.params
         if p["start_points"] < 1:
-            raise InvalidParametersError(
+            raise base.InvalidParametersError(
                 f"{self.name}: start_points must be at least 1, not {p['start_points']}"
             )
         if p["fixed_trump_after"] < 0:
-            raise InvalidParametersError(
+            raise base.InvalidParametersError(
                 f"{self.name}: fixed_trump_after must be 0 or more, not {p['fixed_trump_after']}"
             )
         if p["max_deals"] < 1:
-            raise InvalidParametersError(
+            raise base.InvalidParametersError(
                 f"{self.name}: max_deals must be at least 1, not {p['max_deals']}"
             )
 
@@ -602,7 +572,7 @@ class TwentyDown(Game):
         """
         obs = observation
         if obs.game != self.name:
-            raise GameError(f"{self.name}: cannot determinize an observation of {obs.game!r}")
+            raise base.GameError(f"{self.name}: cannot determinize an observation of {obs.game!r}")
         seat = obs.seat
         phase = _PHASE_INDEX[obs.phase]
         brostedt = self.variant == "brostedt"
@@ -628,18 +598,18 @@ class TwentyDown(Game):
         hand_size = 2 if phase == TRUMP else 5
         sizes = [hand_size - played_by[p] if playing[p] else hand_size for p in range(4)]
         if len(obs.hand) != sizes[seat]:
-            raise GameError(f"{self.name}: the observation's hand does not fit its phase")
+            raise base.GameError(f"{self.name}: the observation's hand does not fit its phase")
         discarded = list(discarded)
         n_discards = 0 if phase == TRUMP else sum(n for n in obs.exchanged if n is not None)
         if len(discarded) > n_discards or any(c in seen for c in discarded):
-            raise GameError(f"{self.name}: the remembered discards do not fit the observation")
+            raise base.GameError(f"{self.name}: the remembered discards do not fit the observation")
         seen.update(discarded)
         unseen = [c for c in PACK if c not in seen]
         others = [p for p in range(4) if p != seat]
         slots = [(p, sizes[p], voids[p]) for p in others]
         hands_out, rest = _sample_placement(unseen, slots, rng)
         if hands_out is None:
-            raise GameError(f"{self.name}: no deal of the unseen cards fits the observation")
+            raise base.GameError(f"{self.name}: no deal of the unseen cards fits the observation")
 
         state = TwentyDownState.__new__(TwentyDownState)
         state.game = self
