@@ -139,9 +139,9 @@ class HowLowObservation(base.Observation):
             return cls(
                 game=data["game"],
                 seat=data["seat"],
-                legal_actions=list(
+                legal_actions=[
                     REDRAW if a == REDRAW else _cards(a) for a in data["legal_actions"]
-                ),
+                ],
                 hand=_cards(data["hand"]),
                 dealer=data["dealer"],
                 order=tuple(data["order"]),
@@ -424,37 +424,7 @@ class HowLowState(base.State):
         change = [0] * n
         eliminated: tuple = ()
         if low != high:  # HL-14: all equal, nothing moves
-            bank = self.bank
-            losers = [s for s in order if totals[s] == high]
-            fee = 2 if len(losers) == 1 else 1  # HL-13
-            for seat in losers:  # HL-4: payments in first; HL-15: no more than one holds
-                paid = fee if chips[seat] >= fee else chips[seat]
-                chips[seat] -= paid
-                bank += paid
-                change[seat] = -paid
-            winners = [s for s in order if totals[s] == low]  # seat order from dealer's left
-            if len(winners) == 1:  # HL-11
-                seat = winners[0]
-                owed = bank_prize(low, hands[seat], False)
-                paid = owed if bank >= owed else bank
-                chips[seat] += paid
-                bank -= paid
-                change[seat] = paid
-            else:  # HL-12, and HL-4: one chip at a time while the bank holds any
-                for _ in range(bank_prize(low, (), True)):
-                    for seat in winners:
-                        if bank:
-                            bank -= 1
-                            chips[seat] += 1
-                            change[seat] += 1
-            self.bank = bank
-            out = [s for s in losers if not chips[s]]  # only the highest hands pay (HL-15)
-            if out:
-                eliminated = tuple(out)
-                active = self.active
-                for seat in out:
-                    active[seat] = False
-                    self.out_deal[seat] = self.deal
+            eliminated = self._settle(totals, low, high, change)
         self._sd = (
             self.deal,
             self.dealer,
@@ -479,6 +449,41 @@ class HowLowState(base.State):
                 break
         self.dealer = seat
         self._start_deal()
+
+    def _settle(self, totals: list, low: int, high: int, change: list) -> tuple:
+        """HL-11..HL-15: the highest hands pay the bank, the bank pays the lowest; ``change``
+        gets what each seat received (+) or paid (-). Returns the seats that ran out of chips."""
+        order = self.order
+        chips = self.chips
+        bank = self.bank
+        losers = [s for s in order if totals[s] == high]
+        fee = 2 if len(losers) == 1 else 1  # HL-13
+        for seat in losers:  # HL-4: payments in first; HL-15: no more than one holds
+            paid = fee if chips[seat] >= fee else chips[seat]
+            chips[seat] -= paid
+            bank += paid
+            change[seat] = -paid
+        winners = [s for s in order if totals[s] == low]  # seat order from dealer's left
+        if len(winners) == 1:  # HL-11
+            seat = winners[0]
+            owed = bank_prize(low, self.hands[seat], False)
+            paid = owed if bank >= owed else bank
+            chips[seat] += paid
+            bank -= paid
+            change[seat] = paid
+        else:  # HL-12, and HL-4: one chip at a time while the bank holds any
+            for _ in range(bank_prize(low, (), True)):
+                for seat in winners:
+                    if bank:
+                        bank -= 1
+                        chips[seat] += 1
+                        change[seat] += 1
+        self.bank = bank
+        out = tuple(s for s in losers if not chips[s])  # only the highest hands pay (HL-15)
+        for seat in out:
+            self.active[seat] = False
+            self.out_deal[seat] = self.deal
+        return out
 
     @property
     def last_showdown(self) -> Showdown | None:
@@ -656,105 +661,127 @@ class HowLowCanYouGo(base.Game):
             raise base.GameError(
                 f"{self.name}: the observation is for {len(obs.chips)} seats, not {n}"
             )
-        seat = obs.seat
-        order = tuple(obs.order)
-        k = len(order)
-        showdown = obs.last_showdown
-        terminal = showdown is not None and showdown.deal == obs.deal
-        state = HowLowState.__new__(HowLowState)
-        state.game = self
-        state.chance = Chance(seed=rng.random())
-        state.history = []
-        state._dups = self.packs > 1
-        state._whalen = self.variant == "whalen"
-        state._name = self.name
-        state.chips = list(obs.chips)
-        state.active = list(obs.active)
-        state._chips_t = tuple(state.chips)
-        state._active_t = tuple(state.active)
-        state.out_deal = [
-            0 if a else (showdown.deal if showdown and s in showdown.eliminated else 0)
-            for s, a in enumerate(obs.active)
-        ]
-        state.bank = obs.bank
-        state.deal = obs.deal
-        state.dealer = obs.dealer
-        state.order = order
-        state.round = obs.round
-        state.discards = list(obs.discards)
-        state.shown = list(obs.shown)
-        state._shown_t = tuple(state.shown)
-        state.redrawn = [False] * n
-        for s, count in obs.discards:
-            if count == HAND_SIZE:
-                state.redrawn[s] = True
-        state.restocks = 0
-        state._sd = (
-            None
-            if showdown is None
-            else (
-                showdown.deal,
-                showdown.dealer,
-                showdown.hands,
-                showdown.totals,
-                showdown.chip_changes,
-                showdown.eliminated,
-                tuple(showdown.discards),
-            )
-        )
-        state._sd_view = None
-        turns = sum(1 for _, count in obs.discards if count <= MAX_DISCARD)
-        if terminal:
-            state._cur = TERMINAL
-            state.pos = k - 1
-        else:
-            if turns // k + 1 != obs.round:
-                raise base.GameError(
-                    f"{self.name}: {turns} turns this deal do not fit exchange round {obs.round}"
-                )
-            state.pos = turns % k
-            state._cur = order[state.pos]
-        if obs.legal_actions and state._cur != seat:
-            raise base.GameError(
-                f"{self.name}: the observation has actions but it is not seat {seat}'s turn"
-            )
-        pool = list(self.pack)
-        hands: list[list] = [[] for _ in range(n)]
-        known = [seat]
-        if terminal:
-            known = list(order)
-            for s in order:
-                hands[s] = sorted(showdown.hands[s])
-        else:
-            hands[seat] = sorted(obs.hand)
-        try:
-            for s in known:
-                for c in hands[s]:
-                    pool.remove(c)
-        except ValueError:
-            raise base.GameError(
-                f"{self.name}: the observation shows cards that are not in play"
-            ) from None
-        others = [s for s in order if s not in known]
-        needed = HAND_SIZE * len(others) + obs.stock_size + obs.discard_size
-        if needed != len(pool):
-            raise base.GameError(
-                f"{self.name}: {len(pool)} unseen cards cannot fill {len(others)} hands, "
-                f"a stock of {obs.stock_size} and a discard pile of {obs.discard_size}"
-            )
-        rng.shuffle(pool)
-        i = 0
-        for s in others:
-            hand = pool[i : i + HAND_SIZE]
-            hand.sort()
-            hands[s] = hand
-            i += HAND_SIZE
-        state.hands = hands
-        state.pile = pool[i : i + obs.discard_size]
-        state.stock = pool[i + obs.discard_size :]
-        state._set_cap()
-        state._legal = None
+        state = _public_part(self, obs, rng)
+        _set_turn(state, obs)
+        _deal_unseen(state, obs, rng)
         return state
+
+
+def _public_part(game: HowLowCanYouGo, obs: HowLowObservation, rng: random.Random) -> HowLowState:
+    """A state with every public fact of ``obs`` and a fresh ``Chance``; no cards, no turn yet."""
+    n = game.players
+    showdown = obs.last_showdown
+    state = HowLowState.__new__(HowLowState)
+    state.game = game
+    state.chance = Chance(seed=rng.random())
+    state.history = []
+    state._dups = game.packs > 1
+    state._whalen = game.variant == "whalen"
+    state._name = game.name
+    state.chips = list(obs.chips)
+    state.active = list(obs.active)
+    state._chips_t = tuple(state.chips)
+    state._active_t = tuple(state.active)
+    state.out_deal = [
+        0 if a else (showdown.deal if showdown and s in showdown.eliminated else 0)
+        for s, a in enumerate(obs.active)
+    ]
+    state.bank = obs.bank
+    state.deal = obs.deal
+    state.dealer = obs.dealer
+    state.order = tuple(obs.order)
+    state.round = obs.round
+    state.discards = list(obs.discards)
+    state.shown = list(obs.shown)
+    state._shown_t = tuple(state.shown)
+    state.redrawn = [False] * n
+    for s, count in obs.discards:
+        if count == HAND_SIZE:
+            state.redrawn[s] = True
+    state.restocks = 0
+    state._sd = (
+        None
+        if showdown is None
+        else (
+            showdown.deal,
+            showdown.dealer,
+            showdown.hands,
+            showdown.totals,
+            showdown.chip_changes,
+            showdown.eliminated,
+            tuple(showdown.discards),
+        )
+    )
+    state._sd_view = None
+    return state
+
+
+def _is_over(obs: HowLowObservation) -> bool:
+    """The game ended with the observation's deal (its showdown is the last one)."""
+    return obs.last_showdown is not None and obs.last_showdown.deal == obs.deal
+
+
+def _set_turn(state: HowLowState, obs: HowLowObservation) -> None:
+    """Whose turn it is, from the turns taken this deal; the observation must agree."""
+    name = state._name
+    order = state.order
+    k = len(order)
+    turns = sum(1 for _, count in obs.discards if count <= MAX_DISCARD)
+    if _is_over(obs):
+        state._cur = TERMINAL
+        state.pos = k - 1
+    else:
+        if turns // k + 1 != obs.round:
+            raise base.GameError(
+                f"{name}: {turns} turns this deal do not fit exchange round {obs.round}"
+            )
+        state.pos = turns % k
+        state._cur = order[state.pos]
+    if obs.legal_actions and state._cur != obs.seat:
+        raise base.GameError(
+            f"{name}: the observation has actions but it is not seat {obs.seat}'s turn"
+        )
+
+
+def _deal_unseen(state: HowLowState, obs: HowLowObservation, rng: random.Random) -> None:
+    """The hands the seat cannot see, the discard pile and the stock: a uniform random split of
+    the cards it has not seen."""
+    name = state._name
+    order = state.order
+    pool = list(state.game.pack)
+    hands: list[list] = [[] for _ in range(state.game.players)]
+    known = [obs.seat]
+    if _is_over(obs):
+        known = list(order)
+        for s in order:
+            hands[s] = sorted(obs.last_showdown.hands[s])
+    else:
+        hands[obs.seat] = sorted(obs.hand)
+    try:
+        for s in known:
+            for c in hands[s]:
+                pool.remove(c)
+    except ValueError:
+        raise base.GameError(f"{name}: the observation shows cards that are not in play") from None
+    others = [s for s in order if s not in known]
+    needed = HAND_SIZE * len(others) + obs.stock_size + obs.discard_size
+    if needed != len(pool):
+        raise base.GameError(
+            f"{name}: {len(pool)} unseen cards cannot fill {len(others)} hands, "
+            f"a stock of {obs.stock_size} and a discard pile of {obs.discard_size}"
+        )
+    rng.shuffle(pool)
+    i = 0
+    for s in others:
+        hand = pool[i : i + HAND_SIZE]
+        hand.sort()
+        hands[s] = hand
+        i += HAND_SIZE
+    state.hands = hands
+    state.pile = pool[i : i + obs.discard_size]
+    state.stock = pool[i + obs.discard_size :]
+    state._set_cap()
+    state._legal = None
 
 
 __all__ = ["HowLowCanYouGo", "HowLowObservation", "HowLowState", "Showdown", "bank_prize"]

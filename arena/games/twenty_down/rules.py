@@ -579,21 +579,7 @@ class TwentyDown(base.Game):
         trump = obs.trump
         tricks = list(obs.tricks)
         trick = list(obs.current_trick)
-        played_by = [0, 0, 0, 0]
-        voids: list[set[int]] = [set(), set(), set(), set()]
-        seen = set(obs.hand)
-        for cards in [t.cards for t in tricks] + [tuple(trick)]:
-            if not cards:
-                continue
-            led = _SUIT[cards[0][1]]
-            for p, c in cards:
-                played_by[p] += 1
-                seen.add(c)
-                s = _SUIT[c]
-                if s != led:
-                    voids[p].add(led)
-                    if trump is not None and s != trump:
-                        voids[p].add(int(trump))
+        played_by, voids, seen = _proven_by_play(obs.hand, tricks, trick, trump)
         playing = list(obs.playing) if brostedt else [True] * 4
         hand_size = 2 if phase == TRUMP else 5
         sizes = [hand_size - played_by[p] if playing[p] else hand_size for p in range(4)]
@@ -640,6 +626,27 @@ class TwentyDown(base.Game):
         return state
 
 
+def _proven_by_play(hand, tricks: list, trick: list, trump) -> tuple[list, list, set]:
+    """From the cards played this deal: how many each seat played, the suits each is proven void
+    in (did not follow; and trump too if it did not trump), and every card the observer saw."""
+    played_by = [0, 0, 0, 0]
+    voids: list[set[int]] = [set(), set(), set(), set()]
+    seen = set(hand)
+    for cards in [t.cards for t in tricks] + [tuple(trick)]:
+        if not cards:
+            continue
+        led = _SUIT[cards[0][1]]
+        for p, c in cards:
+            played_by[p] += 1
+            seen.add(c)
+            s = _SUIT[c]
+            if s != led:
+                voids[p].add(led)
+                if trump is not None and s != trump:
+                    voids[p].add(int(trump))
+    return played_by, voids, seen
+
+
 def _sample_placement(
     cards: list[Card], slots: list[tuple[int, int, set[int]]], rng: Any, tries: int = 20
 ) -> tuple[list[list[Card]] | None, list[Card]]:
@@ -670,7 +677,14 @@ def _sample_placement(
         if ok:
             return hands, cards[i:]
         rng.shuffle(cards)
+    return _exact_placement(cards, slots, rng)
 
+
+def _exact_placement(
+    cards: list[Card], slots: list[tuple[int, int, set[int]]], rng: Any
+) -> tuple[list[list[Card]] | None, list[Card]]:
+    """``_sample_placement`` by counting: how many cards of each suit go to each hand, drawn with
+    the number of placements each choice leaves as its weight; ``cards`` are in random order."""
     by_suit: list[list[Card]] = [[], [], [], []]
     for c in cards:
         by_suit[_SUIT[c]].append(c)
