@@ -3,8 +3,9 @@
 The engine figure is random legal play with no harness (``engine_bench``). The harness figure is a
 real tournament — four seeded random bots, the referee with its time limit, TrueSkill updates and
 SQLite storage with records — run with ``--jobs 1`` and ``--jobs 2``, with the bots inside the game
-workers (``--isolation shared``) and each in its own process (``--isolation process``). Each figure is the median of
-``repeats`` measurements; ratios are taken between medians measured in the same run.
+workers (``--isolation shared``) and each in its own process (``--isolation process``). Each
+figure is the median of ``repeats`` measurements; ratios are taken between medians measured in
+the same run.
 """
 
 from __future__ import annotations
@@ -89,7 +90,8 @@ def run_bench(
         figures[(game.name, "engine")] = row["decisions_per_s"]
         echo(
             f"{game.name:<20} engine          {row['decisions_per_s']:>10,.0f} decisions/s"
-            f"  {row['games_per_s']:>8,.1f} games/s  ({row['decisions_per_game']:.0f} decisions/game)"
+            f"  {row['games_per_s']:>8,.1f} games/s"
+            f"  ({row['decisions_per_game']:.0f} decisions/game)"
         )
         if not harness:
             continue
@@ -101,7 +103,8 @@ def run_bench(
             gps = statistics.median(r[1] for r in rates)
             figures[(game.name, f"jobs{jobs}")] = dps
             echo(
-                f"{game.name:<20} run --jobs {jobs}     {dps:>10,.0f} decisions/s  {gps:>8,.1f} games/s"
+                f"{game.name:<20} run --jobs {jobs}     {dps:>10,.0f} decisions/s"
+                f"  {gps:>8,.1f} games/s"
                 f"  ({dps / figures[(game.name, 'engine')]:.2f}× engine)"
             )
         echo(

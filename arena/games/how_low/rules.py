@@ -139,9 +139,7 @@ class HowLowObservation(base.Observation):
             return cls(
                 game=data["game"],
                 seat=data["seat"],
-                legal_actions=[
-                    REDRAW if a == REDRAW else _cards(a) for a in data["legal_actions"]
-                ],
+                legal_actions=[REDRAW if a == REDRAW else _cards(a) for a in data["legal_actions"]],
                 hand=_cards(data["hand"]),
                 dealer=data["dealer"],
                 order=tuple(data["order"]),
