@@ -22,9 +22,10 @@ from conftest import require_c_extension
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from arena.plugins.builtin import BUILTIN_GAMES
 from arena.ratings import fast_trueskill
 from arena.ratings.fast_trueskill import rate_free_for_all, rate_ratings
-from arena.ratings.trueskill import GAME_ENVIRONMENTS
+from arena.ratings.trueskill import environment_for
 
 C_MISSING = "arena.ratings._trueskill_c is not built (no C compiler at install time?) or out of date"
 IMPLEMENTATIONS = [
@@ -59,7 +60,7 @@ ENVIRONMENTS = {
     "draw 0.3": trueskill.TrueSkill(draw_probability=0.3),
     "beta=sigma, draw 0.06": trueskill.TrueSkill(beta=SIGMA, draw_probability=0.06),
     "tau 0": trueskill.TrueSkill(tau=0),
-    **{game: environment.trueskill() for game, environment in GAME_ENVIRONMENTS.items()},
+    **{game.name: environment_for(game).trueskill() for game in BUILTIN_GAMES},
 }
 
 PROPERTY = settings(

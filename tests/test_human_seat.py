@@ -19,9 +19,9 @@ from conftest import assert_one_line_error, bot_file
 
 from arena.cards import parse_card
 from arena.games.how_low import HowLowCanYouGo
+from arena.games.narration import Style
 from arena.games.twenty_down import TwentyDown
 from arena.views.human_seat import parse_choice, seat_bots
-from arena.views.replay import Style
 
 pytestmark = pytest.mark.usefixtures("isolated")
 
@@ -334,14 +334,12 @@ def test_in_a_pseudo_terminal_a_person_plays_then_ctrl_c_leaves_with_130(bots_di
 
 def test_the_human_view_never_shows_hidden_cards():
     """The table the person sees at each decision is built from their observation only."""
-    from arena.views.replay import table_view
-
     game = HowLowCanYouGo(players=4)
     state = game.new_state("hidden")
     names = ["you", "a", "b", "c"]
     while not state.is_terminal():
         seat = state.current_player()
-        text = "\n".join(table_view(state.observation(seat), names, Style(ascii=True)))
+        text = "\n".join(game.table_view(state.observation(seat), names, Style(ascii=True)))
         mine = {c.ascii for c in state.hands[seat]}
         others = {c.ascii for s in range(4) if s != seat for c in state.hands[s]} - mine
         shown = set(re.findall(r"\b[2-9TJQKA][CSHD]\b", text))

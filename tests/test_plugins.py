@@ -641,3 +641,46 @@ def test_bots_command_points_at_subfolders_it_does_not_load(cli, tmp_path):
 
     both = cli("bots", "--bots-dir", folder, "--bots-dir", folder / "extra")
     assert "cautious" in both.stdout and "not loaded" not in both.stdout
+
+
+def test_a_plugin_game_gets_a_replay_a_bot_template_a_rating_environment_and_a_human_seat(
+    tmp_path, tally
+):
+    """What a person sees and what arena makes for a game come through the Game class, with
+    defaults: a game registered by a plugin (here conftest's tally) gets every one of them."""
+    from arena.games.narration import Style
+    from arena.plugins.loading import GameSpec
+    from arena.ratings.trueskill import Environment, environment_for
+    from arena.scaffold import write_bot_file
+    from arena.views.human_seat import HumanSeat
+    from arena.views.replay import tell_record
+
+    game = tally(players=2, rounds=1, choices=3)
+    state = game.new_state("s")
+    state.apply_legal(0)
+    state.apply_legal(2)
+    told: list[str] = []
+    tell_record(state.record(), {"tally": tally}, told.append, names=["a", "b"])
+    assert told == ["   1. seat 0 (a): 0", "   2. seat 1 (b): 2"]
+    told.clear()
+    tell_record(state.record(), {"tally": tally}, told.append, seat=0, names=["a", "b"])
+    assert told == ["   1. seat 0 (a): 0", "   2. seat 1 (b) moves"]
+
+    registry = load_registry(tmp_path / "nothing", entry_points=False)
+    registry.games["tally"] = GameSpec("tally", tally, "a plugin")
+    write_bot_file("counter", "tally", tmp_path / "bots", registry=registry)
+    loaded = load_registry(tmp_path / "bots", entry_points=False)
+    spec = loaded.bot("counter")
+    assert spec.games == frozenset({"tally"})
+    outcome = play_game(tally(), [spec.create] * 4, ("counter",) * 4, "t")
+    assert sum(outcome.faults) == 0 and outcome.decisions == 12
+
+    assert environment_for(tally) == Environment()
+
+    answers = iter(["9", "2"])
+    shown: list[str] = []
+    human = HumanSeat(game, ["you", "b"], Style(ascii=True), lambda _: next(answers), shown.append)
+    assert human.act(game.new_state("h").observation(0)) == 1
+    assert shown[1:4] == ["   seat: 0", "   scores: [0, 0]", "   turn: 0"]
+    assert "Your move:" in shown and "   1) 0    2) 1    3) 2" in shown
+    assert "  x there is no move 9: type a number from 1 to 3" in shown

@@ -18,9 +18,9 @@ import zlib
 import pytest
 from conftest import STANDARD_BOTS, assert_one_line_error, bot_file, write_bots
 
-from arena.games import BUILTIN_GAMES
 from arena.games.base import RecordError, replay
 from arena.games.record import ZDICT, expand, pack, unpack
+from arena.plugins.builtin import BUILTIN_GAMES
 
 pytestmark = pytest.mark.usefixtures("isolated")
 

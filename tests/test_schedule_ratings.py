@@ -14,7 +14,9 @@ from conftest import bot_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.ratings.trueskill import GAME_ENVIRONMENTS, Environment, RatingTable, environment_for
+from arena.games.how_low import HowLowCanYouGo
+from arena.games.twenty_down import TwentyDown
+from arena.ratings.trueskill import Environment, RatingTable, environment_for
 from arena.tournament.schedule import round_robin
 
 pytestmark = pytest.mark.usefixtures("isolated")
@@ -165,22 +167,22 @@ def ts_env(environment: Environment) -> trueskill.TrueSkill:
     )
 
 
-def test_environments_of_the_bundled_games():
-    assert environment_for("twenty-down") is GAME_ENVIRONMENTS["twenty-down"]
-    assert environment_for("how-low-can-you-go") is GAME_ENVIRONMENTS["how-low-can-you-go"]
-    assert environment_for("how-low-can-you-go").beta == pytest.approx(25 / 3)
-    assert environment_for("twenty-down").beta == pytest.approx(25 / 6)
-    for env in GAME_ENVIRONMENTS.values():
+def test_environments_of_the_bundled_games(tally):
+    assert environment_for(TwentyDown) == Environment(beta=25 / 3 / 2, draw_probability=0.02)
+    assert environment_for(HowLowCanYouGo) == Environment(beta=25 / 3, draw_probability=0.01)
+    assert environment_for(HowLowCanYouGo).beta == pytest.approx(25 / 3)
+    assert environment_for(TwentyDown).beta == pytest.approx(25 / 6)
+    for env in (environment_for(TwentyDown), environment_for(HowLowCanYouGo)):
         assert (env.mu, env.sigma) == (25.0, 25 / 3)
         assert 0 < env.draw_probability < 1
-    custom = environment_for("twenty-down", {"beta": 3.0, "draw_probability": 0.2})
+    custom = environment_for(TwentyDown, {"beta": 3.0, "draw_probability": 0.2})
     assert (custom.beta, custom.draw_probability) == (3.0, 0.2)
     assert custom.mu == 25.0
-    assert environment_for("unknown-game") == Environment()
+    assert environment_for(tally) == Environment()  # a game without rating defaults
 
 
 def test_rating_table_equals_trueskill_package_with_ties_and_shared_seats():
-    environment = environment_for("how-low-can-you-go")
+    environment = environment_for(HowLowCanYouGo)
     table = RatingTable(environment)
     env = ts_env(environment)
     expected = {b: env.create_rating() for b in "abcd"}
@@ -205,7 +207,7 @@ def test_rating_table_equals_trueskill_package_with_ties_and_shared_seats():
 
 
 def test_rating_table_starts_from_stored_ratings():
-    environment = environment_for("twenty-down")
+    environment = environment_for(TwentyDown)
     env = ts_env(environment)
     start_a, start_b = env.create_rating(30.0, 2.0), env.create_rating(20.0, 3.0)
     table = RatingTable(
@@ -263,8 +265,9 @@ def test_trueskill_after_runs_equals_trueskill_package_on_stored_results(cli, bo
         for game, bot, mu, sigma in con.execute("SELECT game, bot, mu, sigma FROM ratings"):
             stored[game][bot] = (mu, sigma)
 
-    for game in ("twenty-down", "how-low-can-you-go"):
-        env = ts_env(environment_for(game))
+    for game_class in (TwentyDown, HowLowCanYouGo):
+        game = game_class.name
+        env = ts_env(environment_for(game_class))
         ratings = {}
         history = stored_placings(db, game)
         assert len(history) == 20

@@ -18,12 +18,8 @@ from hypothesis import strategies as st
 
 from arena.cards import HEARTS, CardError, parse_card, piquet_pack
 from arena.games.base import TERMINAL, competition_ranks, replay
-from arena.games.twenty_down import (
-    PHASE_NAMES,
-    PLAY,
-    TwentyDown,
-    _sample_placement,
-)
+from arena.games.twenty_down import PHASE_NAMES, PLAY, TwentyDown
+from arena.games.twenty_down.rules import _sample_placement
 
 PACK = sorted(piquet_pack())
 GAMES = {"twenty-down": TwentyDown}

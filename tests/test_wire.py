@@ -137,19 +137,18 @@ def test_a_tuple_rebuilt_of_equal_but_other_elements_is_sent():
 
 
 def test_an_engines_shared_card_tuples_go_as_references_to_the_memo():
-    from arena.games.how_low import PAIR
-    from arena.games.twenty_down import _PAIR, _SINGLE
+    from arena.games.discards import PAIR, SINGLE
 
     known = known_objects(GAMES)
     encoder = CommandEncoder(known)
     decoder = CommandDecoder()
     memorised = decoder.decode(encoder.preamble[4:])
-    for shared in (_PAIR[3][9], _SINGLE[7], PAIR[50][2]):
+    for shared in (PAIR[3][9], SINGLE[7], PAIR[50][2]):
         position = next(i for i, k in enumerate(known) if k is shared)
         message = encoder.encode([("act", 1, [shared])])
         (got,) = decoder.decode(message[4:])
         assert got[2][0] is memorised[position] and got[2][0] == shared
-    built = _PAIR[3][9][:1] + _PAIR[3][9][1:]  # equal to a shared pair, but not one
+    built = PAIR[3][9][:1] + PAIR[3][9][1:]  # equal to a shared pair, but not one
     (got,) = decoder.decode(encoder.encode([built])[4:])
     assert got == built and all(got is not k for k in memorised)
 

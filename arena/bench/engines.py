@@ -1,7 +1,7 @@
 """Random legal play with no harness at all: how fast the bare engines run.
 
-``python -m arena.bench.engines`` (or ``arena bench --engine``) prints decisions per second and games per second
-for each game, the median of several repeats.
+``python -m arena.bench.engines`` (or ``arena bench --engine``) prints decisions per second and
+games per second for each game, the median of several repeats.
 """
 
 from __future__ import annotations
@@ -11,6 +11,12 @@ import statistics
 import time
 
 from arena.games.base import TERMINAL, Game
+from arena.plugins.loading import load_games
+
+
+def bench_games() -> list[type[Game]]:
+    """The games measured: the bundled ones, found through the registry like any game."""
+    return list(load_games(entry_points=False).game_classes().values())
 
 
 def random_playout(game: Game, games: int, seed: int = 1) -> tuple[int, float]:
@@ -47,11 +53,9 @@ def measure(game: Game, games: int, repeats: int = 5, seed: int = 1) -> dict:
 def main(argv: list[str] | None = None) -> None:
     import sys
 
-    from arena.games import BUILTIN_GAMES
-
     args = sys.argv[1:] if argv is None else argv
     games = int(args[0]) if args else 300
-    for game_class in BUILTIN_GAMES:
+    for game_class in bench_games():
         row = measure(game_class(), games)
         print(
             f"{row['game']:<20} {row['players']}p  {row['decisions_per_s']:>10,.0f} decisions/s"

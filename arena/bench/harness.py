@@ -3,8 +3,9 @@
 The engine figure is random legal play with no harness (``engine_bench``). The harness figure is a
 real tournament — four seeded random bots, the referee with its time limit, TrueSkill updates and
 SQLite storage with records — run with ``--jobs 1`` and ``--jobs 2``, with the bots inside the game
-workers (``--isolation shared``) and each in its own process (``--isolation process``). Each figure is the median of
-``repeats`` measurements; ratios are taken between medians measured in the same run.
+workers (``--isolation shared``) and each in its own process (``--isolation process``). Each
+figure is the median of ``repeats`` measurements; ratios are taken between medians measured in
+the same run.
 """
 
 from __future__ import annotations
@@ -15,9 +16,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from arena.bench.engines import measure
+from arena.bench.engines import bench_games, measure
 from arena.execution.process import wire
-from arena.games import BUILTIN_GAMES
 from arena.plugins.loading import Registry, load_registry
 from arena.ratings import fast_trueskill
 from arena.ratings.trueskill import environment_for
@@ -64,7 +64,7 @@ def harness_rate(
             game_name,
             game_class.default_players,
             [f"random-{i}" for i in range(1, 5)],
-            environment=environment_for(game_name),
+            environment=environment_for(game_class),
         )
         tournament = Tournament(
             [plan], games_per_game=games, seed=str(seed), records=records, isolation=isolation
@@ -84,13 +84,14 @@ def run_bench(
     if harness:
         echo(f"TrueSkill updates: {fast_trueskill.implementation()}")
         echo(f"Observations for bot processes diffed in: {wire.implementation()}")
-    for game_class in BUILTIN_GAMES:
+    for game_class in bench_games():
         game = game_class()
         row = measure(game, games, repeats=repeats)
         figures[(game.name, "engine")] = row["decisions_per_s"]
         echo(
             f"{game.name:<20} engine          {row['decisions_per_s']:>10,.0f} decisions/s"
-            f"  {row['games_per_s']:>8,.1f} games/s  ({row['decisions_per_game']:.0f} decisions/game)"
+            f"  {row['games_per_s']:>8,.1f} games/s"
+            f"  ({row['decisions_per_game']:.0f} decisions/game)"
         )
         if not harness:
             continue
@@ -102,7 +103,8 @@ def run_bench(
             gps = statistics.median(r[1] for r in rates)
             figures[(game.name, f"jobs{jobs}")] = dps
             echo(
-                f"{game.name:<20} run --jobs {jobs}     {dps:>10,.0f} decisions/s  {gps:>8,.1f} games/s"
+                f"{game.name:<20} run --jobs {jobs}     {dps:>10,.0f} decisions/s"
+                f"  {gps:>8,.1f} games/s"
                 f"  ({dps / figures[(game.name, 'engine')]:.2f}× engine)"
             )
         echo(

@@ -12,7 +12,6 @@ from arena.cli.common import (
     check_format,
     db_path,
     fail,
-    game_classes,
     open_store,
     print_tables,
 )
@@ -75,8 +74,11 @@ def _reset(path: Path) -> None:
 
 
 def _wanted(game: list[str], known: list[str], path: Path) -> list[str]:
-    """The games asked for by name or alias (of any registered game), each with results."""
-    _, aliases = game_classes()
+    """The games asked for by name or alias (of the bundled and installed games: no bot file is
+    imported just to print stored tables), each with results."""
+    from arena.plugins.loading import load_games
+
+    aliases = load_games().aliases
     wanted = [aliases.get(g, g) for g in game]
     for g in wanted:
         if g not in known:

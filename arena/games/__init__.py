@@ -1,38 +1,12 @@
-"""The bundled games. Each is also registered as a plugin (``arena.plugins.builtin``)."""
+"""The games: the interface every engine offers (``base``), records (``record``), the toolkit of
+their text views (``narration``), and one folder per bundled game. The bundled games are plugins
+like any other (``arena.plugins.builtin``): everything else finds games through the registry.
 
-from arena.games.base import (
-    TERMINAL,
-    Game,
-    GameError,
-    GameOverError,
-    GameResult,
-    IllegalActionError,
-    InvalidParametersError,
-    NotYourTurnError,
-    Observation,
-    RecordError,
-    State,
-    replay,
-)
+A plugin game imports what it builds on from here (``from arena.games import Game, State``)."""
+
+from arena.games import base
+from arena.games.base import *  # noqa: F403 (the interface of every game, as before)
 from arena.games.how_low import HowLowCanYouGo
 from arena.games.twenty_down import TwentyDown
 
-BUILTIN_GAMES: tuple[type[Game], ...] = (HowLowCanYouGo, TwentyDown)
-
-__all__ = [
-    "BUILTIN_GAMES",
-    "TERMINAL",
-    "Game",
-    "GameError",
-    "GameOverError",
-    "GameResult",
-    "HowLowCanYouGo",
-    "IllegalActionError",
-    "InvalidParametersError",
-    "NotYourTurnError",
-    "Observation",
-    "RecordError",
-    "State",
-    "TwentyDown",
-    "replay",
-]
+__all__ = [*base.__all__, "HowLowCanYouGo", "TwentyDown"]

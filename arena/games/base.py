@@ -21,6 +21,7 @@ from math import floor as _floor
 from typing import Any, ClassVar
 
 from arena.cards import ASCII_NAMES, Card, CardError, Suit, parse_card, parse_suit
+from arena.games.narration import Narrator, plain_table
 
 TERMINAL = -1
 RECORD_FORMAT = "arena-record/1"
@@ -48,6 +49,17 @@ class GameOverError(GameError):
 
 class RecordError(GameError):
     """A record that does not fit the game it names or does not replay to its stated result."""
+
+
+def wrong_turn(game_name: str, player: int, seat: int | None) -> GameError:
+    """The error for an action given after the game ended, or for a seat not to act."""
+    if player == TERMINAL:
+        return GameOverError(f"{game_name}: the game is over; no more actions")
+    return NotYourTurnError(f"{game_name}: it is seat {player}'s turn, not seat {seat}'s")
+
+
+def illegal_action(game_name: str, action: Any, player: int) -> IllegalActionError:
+    return IllegalActionError(f"{game_name}: {action!r} is not a legal action for seat {player}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,6 +279,15 @@ class Game:
     variants: ClassVar[tuple[str, ...]] = ()
     score_name: ClassVar[str] = "score"
     better: ClassVar[str] = "higher"
+    # What the game shows a person and what arena makes for it; the defaults serve any game.
+    # ``rating_defaults``: TrueSkill settings (``mu``, ``sigma``, ``beta``, ``tau``,
+    # ``draw_probability``) that differ from trueskill's; ``bot_template``: the source
+    # ``arena new-bot`` writes (``{name}``, ``{cls}``, ``{game}`` filled in), None for a bot that
+    # plays a random legal action; ``narrator_class``: tells a game for ``arena replay`` and
+    # ``arena play``.
+    rating_defaults: ClassVar[dict[str, float]] = {}
+    bot_template: ClassVar[str | None] = None
+    narrator_class: ClassVar[type[Narrator]] = Narrator
 
     def __init__(self, players: int | None = None, variant: str | None = None, **params: int):
         players = self.default_players if players is None else players
@@ -319,6 +340,18 @@ class Game:
             "params": dict(self.params),
         }
 
+    def narrator(self, names, emit, seat: int | None = None, style=None) -> Narrator:
+        """A narrator of this game (``arena.games.narration``) for the players ``names``."""
+        return self.narrator_class(self, names, emit, seat=seat, style=style)
+
+    def table_view(self, observation: Observation, names, style) -> list[str]:
+        """What a person at ``observation.seat`` needs to decide, as lines of text."""
+        return plain_table(observation)
+
+    def prompt_title(self, observation: Observation) -> str:
+        """The line above the numbered moves a person chooses from."""
+        return "Your move:"
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(players={self.players}, variant={self.variant!r})"
 
@@ -327,13 +360,18 @@ class State:
     """One game in progress. Engines subclass it and keep their own fields.
 
     Subclasses implement ``current_player``, ``legal_actions``, ``_apply`` (called with an action
-    known to be legal), ``is_terminal``, ``observation``, ``result`` and ``clone``. The checks shared
-    by every game — right seat, game not over, action legal — live in ``apply_action``.
+    known to be legal), ``is_terminal``, ``observation``, ``result`` and ``clone``. The checks
+    shared by every game — right seat, game not over, action legal — live in ``apply_action``.
     """
 
     game: Game
     chance: Chance
     history: list[tuple[int, Any]]
+
+    def __init__(self, game: Game, chance: Chance):
+        self.game = game
+        self.chance = chance
+        self.history = []
 
     def current_player(self) -> int:
         raise NotImplementedError
@@ -367,19 +405,13 @@ class State:
         the state as it was.
         """
         player = self.current_player()
-        if player == TERMINAL:
-            raise GameOverError(f"{self.game.name}: the game is over; no more actions")
-        if seat is not None and seat != player:
-            raise NotYourTurnError(
-                f"{self.game.name}: it is seat {player}'s turn, not seat {seat}'s"
-            )
+        if player == TERMINAL or (seat is not None and seat != player):
+            raise wrong_turn(self.game.name, player, seat)
         legal = self.legal_actions()
         try:
             index = legal.index(action)
         except (ValueError, TypeError):
-            raise IllegalActionError(
-                f"{self.game.name}: {action!r} is not a legal action for seat {player}"
-            ) from None
+            raise illegal_action(self.game.name, action, player) from None
         action = legal[index]
         self.history.append((player, action))
         self._apply(action)
@@ -404,6 +436,24 @@ class State:
         return record
 
 
+def clone_fields(state: State, shared: Iterable[str], copied: Iterable[str]) -> State:
+    """A new state of ``state``'s class with the same ``shared`` fields, shallow copies of the
+    ``copied`` ones (lists) and a copy of its chance: the part of ``clone`` every engine has."""
+    other = object.__new__(type(state))
+    for name in shared:
+        setattr(other, name, getattr(state, name))
+    for name in copied:
+        setattr(other, name, getattr(state, name)[:])
+    other.chance = state.chance.copy()
+    return other
+
+
+def other_slots(cls: type, *exclude: Iterable[str]) -> tuple[str, ...]:
+    """The slots of ``cls`` not in any of ``exclude``: for a ``clone`` that shares all the rest."""
+    left_out = {name for names in exclude for name in names}
+    return tuple(name for name in cls.__slots__ if name not in left_out)
+
+
 def game_from_record(record: dict, games: dict[str, type[Game]]) -> Game:
     if record.get("format") != RECORD_FORMAT:
         raise RecordError(f"not an arena record (format {record.get('format')!r})")
@@ -416,16 +466,12 @@ def game_from_record(record: dict, games: dict[str, type[Game]]) -> Game:
     )
 
 
-def replay(record: dict, games: dict[str, type[Game]] | None = None) -> State:
-    """Re-run a record through the engine; return the final state.
+def replay(record: dict, games: dict[str, type[Game]]) -> State:
+    """Re-run a record through the engine of ``games[record["game"]]``; return the final state.
 
     Raises ``RecordError`` if an action is illegal, the record ends early, a finished game leaves
     chance events unused, or the result differs from the one the record states.
     """
-    if games is None:
-        from arena.games import BUILTIN_GAMES
-
-        games = {g.name: g for g in BUILTIN_GAMES}
     state = game_from_record(record, games).replay_state(record.get("chance", []))
     for number, (seat, value) in enumerate(record.get("actions", []), start=1):
         if state.is_terminal():
@@ -445,7 +491,8 @@ def replay(record: dict, games: dict[str, type[Game]] | None = None) -> State:
             raise RecordError("the record states a result but its actions do not finish the game")
         if state.result().to_json() != record["result"]:
             raise RecordError(
-                f"the replay ends with {state.result().to_json()}, the record says {record['result']}"
+                f"the replay ends with {state.result().to_json()}, "
+                f"the record says {record['result']}"
             )
     return state
 
@@ -465,9 +512,13 @@ __all__ = [
     "State",
     "action_from_json",
     "action_to_json",
+    "clone_fields",
     "competition_ranks",
+    "other_slots",
     "game_from_record",
+    "illegal_action",
     "parse_suit",
     "replay",
     "to_plain",
+    "wrong_turn",
 ]

@@ -315,11 +315,18 @@ def load_registry(
 ) -> Registry:
     """Load the bundled games, every bot file in the folder(s) ``bots_dir`` (default
     ``default_bots_dirs()``) and every ``arena`` entry point. ``load_files`` registers the bot
-    files (default: each imported here, ``load_file``; ``arena.execution.process.loading``: elsewhere)."""
+    files (default: each imported here, ``load_file``; ``arena.execution.process.loading``:
+    elsewhere)."""
     from arena.plugins import builtin as builtin_plugins
 
     with _loading_guard():
         return _load_registry(bots_dir, entry_points, builtin_plugins, load_files)
+
+
+def load_games(entry_points: bool = True) -> Registry:
+    """The bundled games and those of installed plugins (``entry_points``), without importing any
+    bot file: for commands that only need to know the games (their names and aliases)."""
+    return load_registry(bots_dir=[], entry_points=entry_points)
 
 
 def _load_here(loader: Loader, paths: list[Path]) -> None:

@@ -4,16 +4,10 @@ A game is a free-for-all of the distinct bots at the table. A bot holding severa
 than seats) is placed by the mean rank of its seats; bots with equal places draw. A game with a
 single distinct bot teaches nothing and is not rated.
 
-Each game has its own TrueSkill environment:
-
-- ``beta`` (the skill gap that gives a 76 % chance to finish ahead) says how much luck a single
-  game holds. Twenty Down's score is built over a dozen deals of trick play where skill tells
-  (trueskill's default, σ/2 = 4.17); How Low Can You Go? is decided mostly by the cards drawn,
-  so a single game says less: β = σ = 8.33.
-- ``draw_probability`` is how often two bots share a place. Measured over 2,000 random games of
-  each engine: 1.5 % of pairs tie in Twenty Down (equal points), 0.06 % in How Low Can You Go?
-  (equal chips, or elimination in the same deal). We use 2 % and 1 %: close to what is seen,
-  and never 0, which would make a tie impossible to rate.
+Each game has its own TrueSkill environment: trueskill's defaults, changed by the game's
+``rating_defaults`` (``Game.rating_defaults``; each bundled game says why it picks its ``beta``,
+the skill gap that gives a 76 % chance to finish ahead, and its ``draw_probability``, how often two
+bots share a place — never 0, which would make a tie impossible to rate).
 
 Both can be set per game in a tournament file. The update itself is ``fast_trueskill``: the
 package's own algorithm without its object graph, equal to ``trueskill.TrueSkill.rate`` to the last
@@ -26,6 +20,7 @@ from dataclasses import dataclass
 
 import trueskill
 
+from arena.games.base import Game
 from arena.ratings.fast_trueskill import rate_ratings
 
 DEFAULT_MU = 25.0
@@ -51,18 +46,14 @@ class Environment:
         )
 
 
-GAME_ENVIRONMENTS = {
-    "twenty-down": Environment(beta=DEFAULT_SIGMA / 2, draw_probability=0.02),
-    "how-low-can-you-go": Environment(beta=DEFAULT_SIGMA, draw_probability=0.01),
-}
+DEFAULT_ENVIRONMENT = Environment()
 
 
-def environment_for(game: str, overrides: dict | None = None) -> Environment:
-    base = GAME_ENVIRONMENTS.get(game, Environment())
-    if not overrides:
-        return base
-    values = {**base.__dict__, **overrides}
-    return Environment(**values)
+def environment_for(game: type[Game], overrides: dict | None = None) -> Environment:
+    """The environment of ``game``: its ``rating_defaults``, then ``overrides`` (a tournament
+    file's settings for it)."""
+    settings = {**game.rating_defaults, **(overrides or {})}
+    return Environment(**settings) if settings else DEFAULT_ENVIRONMENT
 
 
 class RatingTable:

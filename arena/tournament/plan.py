@@ -221,7 +221,7 @@ def _plans(
                     f"it (have: {have})"
                 )
             continue
-        plans.append(_game_plan(game_name, game.players, table_bots, section, where))
+        plans.append(_game_plan(game, table_bots, section, where))
     return plans
 
 
@@ -359,17 +359,15 @@ def _table(
         raise PlanError(f"{where.section(section)}{exc}") from None
 
 
-def _game_plan(
-    game_name: str, players: int, bots: list[str], section: GameSection, where: _Where
-) -> GamePlan:
-    environment = environment_for(game_name, section.environment)
+def _game_plan(game: Game, bots: list[str], section: GameSection, where: _Where) -> GamePlan:
+    environment = environment_for(type(game), section.environment)
     if section.environment:
         problem = _unratable(environment, bots)
         if problem:
             raise PlanError(f"{where.section(section)}{problem}")
     return GamePlan(
-        game=game_name,
-        players=players,
+        game=game.name,
+        players=game.players,
         bots=bots,
         variant=section.variant,
         params=dict(section.params),

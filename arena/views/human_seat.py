@@ -8,7 +8,7 @@ fault (``referee.interrupt_requested``), and ``play`` reports how they left.
 
 ``play`` runs one game in this process with ``referee.play_game``: the human seat has no time
 limit, the bots keep theirs. Between the person's decisions the game is told from their seat as it
-happens (the narrators of ``replay_view``), so they see every public move of the bots — the cards
+happens (``Game.narrator``), so they see every public move of the bots — the cards
 played, how many cards each exchanged, the tricks and showdowns — and nothing hidden.
 """
 
@@ -28,17 +28,9 @@ from typing import Any
 from arena.bot import Bot
 from arena.cards import Card, CardError, Suit, parse_cards, parse_suit
 from arena.games.base import Game, State
+from arena.games.narration import Narrator, Style, ordinal
 from arena.referee import table as referee
-from arena.views.replay import (
-    Narrator,
-    Style,
-    menu,
-    narrator_for,
-    ordinal,
-    prompt_title,
-    step,
-    table_view,
-)
+from arena.views.replay import menu, step
 
 HUMAN = "human"
 LEAVE_WORDS = ("q", "quit", "exit", "leave")
@@ -132,12 +124,14 @@ class HumanSeat(Bot):
 
     def __init__(
         self,
+        game: Game,
         names: Sequence[str],
         style: Style,
         read: Callable[[str], str],
         write: Callable[[str], None],
     ):
         super().__init__()
+        self.game = game
         self.names = list(names)
         self.style = style
         self.read = read
@@ -151,9 +145,9 @@ class HumanSeat(Bot):
 
     def _show(self, observation) -> None:
         self.write("")
-        for line in table_view(observation, self.names, self.style):
+        for line in self.game.table_view(observation, self.names, self.style):
             self.write(line)
-        self.write(prompt_title(observation))
+        self.write(self.game.prompt_title(observation))
         for line in menu(observation.legal_actions, self.style):
             self.write(line)
 
@@ -311,8 +305,8 @@ def play(
     """One game with a person at ``seat``; Ctrl-C anywhere (in a bot too) leaves it cleanly."""
     names = seat_bots(bots, game.players, seat)
     shown_names = [("you" if s == seat else n) for s, n in enumerate(names)]
-    human = HumanSeat(shown_names, style, read, write)
-    narrator = narrator_for(game, shown_names, write, seat=seat, style=style)
+    human = HumanSeat(game, shown_names, style, read, write)
+    narrator = game.narrator(shown_names, write, seat=seat, style=style)
     factories = [
         (lambda: human) if s == seat else registry.bots[name].create for s, name in enumerate(names)
     ]
@@ -394,7 +388,7 @@ def store_rated(store, game: Game, result: PlayResult, seed: str) -> int:
         "seed": seed,
     }
     run_id = store.start_run(seed, config)
-    table = RatingTable(environment_for(game.name), store.rating_states(game.name))
+    table = RatingTable(environment_for(type(game)), store.rating_states(game.name))
     placings = outcome.placings()
     table.update(placings)
     store.save_batch(run_id, [(0, 0, outcome, placings)], game.name, table.states())

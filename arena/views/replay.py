@@ -1,65 +1,29 @@
-"""Games told for a person: a stored record deal by deal and move by move, or one seat's view.
+"""Stored games told for a person (``arena replay``) and checked against the database.
 
-A *narrator* is told of every action just before it is applied, with the state before it and a
-*probe* — a copy of the state with the action applied that stops at the end of the current deal
-(its game is told that this deal is the last). The probe shows what the real state no longer does
-once the next deal has been dealt: the last trick and who won it, the showdown, the deal's score.
-The same narrators tell ``arena replay`` (from a record, re-run through the engine) and the
-human seat of ``arena play`` (live, as the bots move).
-
-Full view (``seat=None``): everything, since everything is public after the game — every hand at
-the start of each deal, the cards exchanged and drawn, tricks and their winners, the score after
-each deal. Seat view (``seat=N``): only what seat N's observation shows at each moment — its own
-hand, what it did, and the public facts of the others' moves (how many cards they exchanged, the
-cards played, revealed hands at a showdown).
+The telling is the game's own: ``Game.narrator`` (``arena.games.narration`` and each game's
+``view``) is told every action, here from a record re-run through the engine, in ``arena play``
+as the bots move. Full view (``seat=None``): everything, since everything is public after the
+game. Seat view (``seat=N``): only what seat N's observation shows at each moment.
 """
 
 from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from arena.cards import ASCII_NAMES, SUIT_LETTERS, SUIT_SYMBOLS, UNICODE_NAMES, Card, Suit
-from arena.games.base import Game, RecordError, State, action_from_json
-
-Emit = Callable[[str], None]
-
-
-# --- text of cards and actions ------------------------------------------------------------------
-
-
-class Style:
-    """How cards and suits are written: ``Q♥`` (default) or ``QH`` (``ascii=True``)."""
-
-    def __init__(self, ascii: bool = False):
-        self.ascii = ascii
-        self._cards = ASCII_NAMES if ascii else UNICODE_NAMES
-        self._suits = SUIT_LETTERS if ascii else SUIT_SYMBOLS
-
-    def card(self, card: int) -> str:
-        return self._cards[card]
-
-    def cards(self, cards: Sequence[int]) -> str:
-        return " ".join(self._cards[c] for c in cards) if cards else "-"
-
-    def suit(self, suit: int) -> str:
-        return self._suits[suit]
-
-    def action(self, action: Any) -> str:
-        """A legal action as a person reads it: ``Q♥``, ``7♣ 9♦`` (a set), ``stand``, ``♥``."""
-        if isinstance(action, Card):
-            return self.card(action)
-        if isinstance(action, Suit):
-            return self.suit(action)
-        if isinstance(action, tuple | list | frozenset | set):
-            if not action:
-                return "stand"
-            if all(isinstance(a, Card) for a in action):
-                return self.cards(sorted(action))
-            return " ".join(self.action(a) for a in action)
-        return str(action)
+from arena.games.base import (
+    Game,
+    RecordError,
+    State,
+    action_from_json,
+    game_from_record,
+    replay,
+    to_plain,
+)
+from arena.games.narration import Emit, Narrator, Style, deal_stopper, ordinal, plural
+from arena.referee.table import ranks_with_forfeits
 
 
 def stream_wants_ascii(stream: Any) -> bool:
@@ -70,302 +34,6 @@ def stream_wants_ascii(stream: Any) -> bool:
     except (UnicodeEncodeError, LookupError):
         return True
     return False
-
-
-def seat_label(seat: int, names: Sequence[str]) -> str:
-    return f"seat {seat} ({names[seat]})"
-
-
-# --- the probe: a copy of the state that stops at the end of the deal ---------------------------
-
-
-def deal_stopper(state: State) -> State | None:
-    """A copy of ``state`` whose game ends with the current deal, or None if the game has no deals.
-
-    Both bundled games end the game when a deal ends and ``deal >= max_deals``; the copy's game
-    has ``max_deals`` set to the current deal, so applying an action to it shows the end of this
-    deal (last trick, showdown, scores) instead of dealing the next one.
-    """
-    game = state.game
-    deal = getattr(state, "deal", None)
-    if deal is None or "max_deals" not in game.params:
-        return None
-    probe = state.clone()
-    params = {**game.params, "max_deals": deal}
-    probe.game = type(game)(players=game.players, variant=game.variant, **params)
-    return probe
-
-
-# --- narrators ----------------------------------------------------------------------------------
-
-
-class Narrator:
-    """Tells a game as it is played. The base class tells any game, one line a decision."""
-
-    def __init__(
-        self,
-        game: Game,
-        names: Sequence[str],
-        emit: Emit,
-        seat: int | None = None,
-        style: Style | None = None,
-    ):
-        self.game = game
-        self.names = list(names)
-        self.emit = emit
-        self.seat = seat
-        self.style = style or Style()
-
-    def label(self, seat: int) -> str:
-        return seat_label(seat, self.names)
-
-    def begin(self, state: State) -> None:
-        """The game starts (``state`` has its first chance events done)."""
-
-    def action(
-        self, state: State, probe: State | None, seat: int, action: Any, number: int
-    ) -> None:
-        """``seat`` plays ``action`` (decision ``number``); ``state`` is before it, ``probe`` after
-        it (stopped at the end of the deal), or None for games without deals."""
-        if self.seat is None or self.seat == seat:
-            self.emit(f"{number:>4}. {self.label(seat)}: {self.style.action(action)}")
-        else:
-            self.emit(f"{number:>4}. {self.label(seat)} moves")
-
-    def new_deal(self, state: State) -> None:
-        """The real state has dealt a new deal (after ``action`` ended the previous one)."""
-
-    def fault(self, fault: dict) -> None:
-        decision = fault["decision"]
-        where = {0: "at the start", -1: "at the end"}.get(decision, f"decision {decision}")
-        self.emit(
-            f"      ! fault of {self.label(fault['seat'])} {where}: {fault['kind']} — "
-            f"{fault['message']}"
-            + ("; the referee played a random legal move" if fault["decision"] > 0 else "")
-        )
-
-
-def ordinal(n: int) -> str:
-    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
-
-
-class TwentyDownNarrator(Narrator):
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.trick_cards: list[str] = []
-
-    def begin(self, state) -> None:
-        self.first = True
-        self.new_deal(state)
-
-    def new_deal(self, state) -> None:
-        from arena.games.twenty_down import TRUMP
-
-        st = self.style
-        self.trick_cards = []
-        self.emit("")
-        trump = (
-            "to be named by forehand" if state.phase == TRUMP else f"{st.suit(state.trump)} (fixed)"
-        )
-        self.emit(
-            f"── Deal {state.deal} ── dealer {self.label(state.dealer)}, forehand "
-            f"{self.label(state.forehand)}; trump {trump}"
-        )
-        if self.first:  # later deals: the points are told at the end of each deal
-            self.first = False
-            self.emit(
-                "   points: " + ", ".join(f"seat {s} {p}" for s, p in enumerate(state.points))
-            )
-        order = [(state.forehand + k) % 4 for k in range(4)]
-        if state.phase == TRUMP:
-            if self.seat is None:
-                for s in order:
-                    self.emit(f"   first two cards of {self.label(s)}: {st.cards(state.hands[s])}")
-            else:
-                self.emit(f"   your first two cards: {st.cards(state.observation(self.seat).hand)}")
-        else:
-            self._hands(state, "hand")
-
-    def _hands(self, state, title: str) -> None:
-        st = self.style
-        if self.seat is None:
-            order = [(state.forehand + k) % 4 for k in range(4)]
-            for s in order:
-                self.emit(f"   {title} of {self.label(s)}: {st.cards(state.hands[s])}")
-            if state.talon:
-                self.emit(f"   talon (top first): {st.cards(state.talon)}")
-        else:
-            self.emit(f"   your hand: {st.cards(state.observation(self.seat).hand)}")
-
-    def action(self, state, probe, seat, action, number) -> None:
-        from arena.games.twenty_down import DECIDE, EXCHANGE, PLAY, TRUMP
-
-        st = self.style
-        mine = self.seat is None or self.seat == seat
-        phase = state.phase
-        if phase == TRUMP:
-            trump = probe.observation(seat if self.seat is None else self.seat).trump
-            self.emit(f"   {self.label(seat)} names trump {st.suit(trump)}")
-            self._hands(probe, "hand")
-        elif phase == EXCHANGE:
-            if mine:
-                before = state.hands[seat]
-                after = probe.hands[seat] if self.seat is None else probe.observation(seat).hand
-                drawn = [c for c in after if c not in before]
-                if action:
-                    self.emit(
-                        f"   {self.label(seat)} exchanges {len(action)}: discards "
-                        f"{st.cards(action)}, draws {st.cards(drawn)}"
-                    )
-                else:
-                    self.emit(f"   {self.label(seat)} stands pat")
-                if self.seat is not None:
-                    self.emit(f"   your hand: {st.cards(after)}")
-            else:
-                n = probe.observation(self.seat).exchanged[seat]
-                self.emit(
-                    f"   {self.label(seat)} exchanges {n} card{'s' if n != 1 else ''}"
-                    if n
-                    else f"   {self.label(seat)} stands pat"
-                )
-            if probe.phase == PLAY and self.seat is None:
-                self._hands(probe, "hand for play")
-        elif phase == DECIDE:
-            playing = probe.observation(seat if self.seat is None else self.seat).playing
-            self.emit(f"   {self.label(seat)} {'stays in' if playing[seat] else 'drops out'}")
-            if probe.phase == PLAY and self.seat is None:
-                self._hands(probe, "hand for play")
-        elif phase == PLAY:
-            view = probe.observation(seat if self.seat is None else self.seat)
-            if view.current_trick:
-                card = view.current_trick[-1][1]
-            else:
-                card = view.tricks[-1].cards[-1][1]
-            self.trick_cards.append(f"{self.label(seat)} {st.card(card)}")
-            if not view.current_trick:  # the trick is complete
-                trick = view.tricks[-1]
-                self.emit(
-                    f"   trick {len(view.tricks)}: {', '.join(self.trick_cards)} → "
-                    f"{self.label(trick.winner)} wins it"
-                )
-                self.trick_cards = []
-        if probe.is_terminal():
-            self._deal_over(state, probe)
-
-    def _deal_over(self, state, probe) -> None:
-        view = probe.observation(0 if self.seat is None else self.seat)
-        hearts = " (hearts: doubled)" if view.trump is not None and int(view.trump) == 2 else ""
-        won = ", ".join(f"seat {s} {t}" for s, t in enumerate(view.tricks_won))
-        self.emit(f"   deal {view.deal} over — tricks won: {won}{hearts}")
-        changes = ", ".join(
-            f"seat {s} {b}→{a}"
-            for s, (b, a) in enumerate(zip(state.points, view.points, strict=True))
-        )
-        self.emit(f"   points: {changes}")
-
-
-class HowLowNarrator(Narrator):
-    def begin(self, state) -> None:
-        self.first = True
-        self.new_deal(state)
-
-    def _chips(self, chips, active) -> str:
-        return ", ".join(
-            f"seat {s} {c}" + ("" if a else " (out)")
-            for s, (c, a) in enumerate(zip(chips, active, strict=True))
-        )
-
-    def _hand(self, cards) -> str:
-        from arena.games.how_low import hand_total
-
-        return f"{self.style.cards(cards)} (total {hand_total(cards)})"
-
-    def new_deal(self, state) -> None:
-        self.round = 0
-        self.emit("")
-        order = ", ".join(str(s) for s in state.order)
-        self.emit(
-            f"── Deal {state.deal} ── dealer {self.label(state.dealer)}; turn order: seats {order}"
-        )
-        if self.first:  # later deals: the chips are told after each showdown
-            self.first = False
-            self.emit(f"   chips: {self._chips(state.chips, state.active)}; bank {state.bank}")
-        if self.seat is None:
-            for s in state.order:
-                self.emit(f"   hand of {self.label(s)}: {self._hand(state.hands[s])}")
-        else:
-            view = state.observation(self.seat)
-            if view.hand:
-                self.emit(f"   your hand: {self._hand(view.hand)}")
-            else:
-                self.emit("   you are out of the game")
-
-    def action(self, state, probe, seat, action, number) -> None:
-        from arena.games.how_low import REDRAW
-
-        st = self.style
-        if state.round != self.round:
-            self.round = state.round
-            self.emit(f"   round {state.round}:")
-        mine = self.seat is None or self.seat == seat
-        if probe.restocks > state.restocks:
-            self.emit(
-                f"     (the discard pile, {len(state.pile)} cards, is shuffled under the stock)"
-            )
-        who = self.label(seat)
-        if action == REDRAW:
-            shown = state.hands[seat]
-            if mine:
-                new = probe.hands[seat] if self.seat is None else probe.observation(seat).hand
-                self.emit(f"     {who} shows {st.cards(shown)} and redraws five: {self._hand(new)}")
-            else:
-                shown = probe.observation(self.seat).shown[-1][1]
-                self.emit(f"     {who} shows {st.cards(shown)} and redraws five cards")
-        elif mine:
-            after = probe.hands[seat] if self.seat is None else probe.observation(seat).hand
-            if action:
-                drawn = list(after)
-                for c in state.hands[seat]:
-                    if c in drawn and c not in action:
-                        drawn.remove(c)
-                self.emit(
-                    f"     {who} discards {st.cards(action)}, draws {st.cards(drawn)} → "
-                    f"{self._hand(after)}"
-                )
-            else:
-                self.emit(f"     {who} stands with {self._hand(after)}")
-        else:
-            n = probe.observation(self.seat).discards[-1][1]
-            self.emit(
-                f"     {who} discards {n} card{'s' if n != 1 else ''}"
-                if n
-                else f"     {who} stands"
-            )
-        if probe.is_terminal():
-            self._showdown(state, probe)
-
-    def _showdown(self, state, probe) -> None:
-        sd = probe.last_showdown
-        self.emit(f"   showdown of deal {sd.deal}:")
-        for s in state.order:
-            change = sd.chip_changes[s]
-            moved = f"  {change:+d} chip{'s' if abs(change) != 1 else ''}" if change else ""
-            self.emit(f"     {self.label(s)}: {self._hand(sd.hands[s])}{moved}")
-        if sd.eliminated:
-            self.emit(f"     out of chips: {', '.join(self.label(s) for s in sd.eliminated)}")
-        self.emit(f"   chips: {self._chips(probe.chips, probe.active)}; bank {probe.bank}")
-
-
-NARRATORS: dict[str, type[Narrator]] = {
-    "twenty-down": TwentyDownNarrator,
-    "how-low-can-you-go": HowLowNarrator,
-}
-
-
-def narrator_for(
-    game: Game, names, emit: Emit, seat: int | None = None, style: Style | None = None
-) -> Narrator:
-    return NARRATORS.get(game.name, Narrator)(game, names, emit, seat=seat, style=style)
 
 
 def step(state: State, narrator: Narrator, index: int, number: int) -> None:
@@ -394,8 +62,6 @@ def tell_record(
     names: Sequence[str] | None = None,
 ) -> State:
     """Re-run a full JSON record through the engine, telling it; returns the final state."""
-    from arena.games.base import game_from_record
-
     game = game_from_record(record, games)
     if seat is not None and not 0 <= seat < game.players:
         raise RecordError(f"there is no seat {seat} in this game (seats 0-{game.players - 1})")
@@ -403,7 +69,7 @@ def tell_record(
     faults: dict[int, list[dict]] = {}
     for fault in record.get("faults", []):
         faults.setdefault(fault["decision"], []).append(fault)
-    narrator = narrator_for(game, names, emit, seat=seat, style=style)
+    narrator = game.narrator(names, emit, seat=seat, style=style)
     state = game.replay_state(record.get("chance", []))
     for fault in faults.get(0, []):
         narrator.fault(fault)
@@ -432,19 +98,7 @@ def render_game(
     lines: list[str] = []
     emit = lines.append
     game_class = games.get(record["game"])
-    when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(info["finished"]))
-    title = getattr(game_class, "title", "") or record["game"]
-    extra = []
-    if record.get("variant"):
-        extra.append(f"variant {record['variant']}")
-    defaults = getattr(game_class, "parameters", {})
-    changed = {k: v for k, v in record.get("params", {}).items() if defaults.get(k) != v}
-    if changed:
-        extra.append(", ".join(f"{k}={v}" for k, v in changed.items()))
-    emit(
-        f"game {info['id']} · {title} · run {info['run_id']} · {when} · seed {record['seed']}"
-        + (f" · {'; '.join(extra)}" if extra else "")
-    )
+    emit(_heading(info, record, game_class))
     names = record.get("bots") or [s["bot"] for s in info["seats"]]
     emit("seats: " + ", ".join(f"{s} {n}" for s, n in enumerate(names)))
     if seat is not None:
@@ -455,6 +109,28 @@ def render_game(
         "Result"
         + (f" ({game_class.score_name}, {game_class.better} is better)" if game_class else "")
     )
+    lines.extend(_result_rows(info, record, names))
+    return "\n".join(lines)
+
+
+def _heading(info: dict, record: dict, game_class: type[Game] | None) -> str:
+    when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(info["finished"]))
+    title = getattr(game_class, "title", "") or record["game"]
+    extra = []
+    if record.get("variant"):
+        extra.append(f"variant {record['variant']}")
+    defaults = getattr(game_class, "parameters", {})
+    changed = {k: v for k, v in record.get("params", {}).items() if defaults.get(k) != v}
+    if changed:
+        extra.append(", ".join(f"{k}={v}" for k, v in changed.items()))
+    return (
+        f"game {info['id']} · {title} · run {info['run_id']} · {when} · seed {record['seed']}"
+        + (f" · {'; '.join(extra)}" if extra else "")
+    )
+
+
+def _result_rows(info: dict, record: dict, names: Sequence[str]) -> list[str]:
+    """One line a seat, best first: place, score, thinking time a move, faults."""
     ms = record.get("decision_ms", [])
     thinking = [0.0] * len(names)
     moves = [0] * len(names)
@@ -470,95 +146,16 @@ def render_game(
         rank = row.get("rank") or (result["ranks"][s] if result else 0)
         note = []
         if row.get("faults"):
-            note.append(f"{row['faults']} fault{'s' if row['faults'] != 1 else ''}")
+            note.append(plural(row["faults"], "fault"))
         if row.get("forfeit"):
             note.append("forfeited")
         avg = f"{thinking[s] / moves[s]:.2f} ms a move" if moves[s] else "no moves"
         text = f"   {ordinal(rank) if rank else '?':>4}  seat {s} {name:<16} {score:>4}   {avg}"
         rows.append((rank or 99, s, text + (f"  ({', '.join(note)})" if note else "")))
-    lines.extend(text for _, _, text in sorted(rows))
-    return "\n".join(lines)
+    return [text for _, _, text in sorted(rows)]
 
 
-# --- the table for a person about to move -------------------------------------------------------
-
-
-def table_view(observation: Any, names: Sequence[str], style: Style) -> list[str]:
-    """What a person at ``observation.seat`` needs to decide: the table and their hand."""
-    game = observation.game
-    if game == "twenty-down":
-        return _td_table(observation, names, style)
-    if game == "how-low-can-you-go":
-        return _hl_table(observation, names, style)
-    plain = observation.to_json()
-    return [f"   {k}: {v}" for k, v in plain.items() if k not in ("game", "legal_actions")]
-
-
-def _td_table(obs, names, st: Style) -> list[str]:
-    def label(s: int) -> str:
-        return "you" if s == obs.seat else names[s]
-
-    trump = st.suit(obs.trump) if obs.trump is not None else "not named yet"
-    lines = [
-        f"Deal {obs.deal} · trump {trump} · dealer: seat {obs.dealer} ({label(obs.dealer)}) · "
-        f"forehand: seat {obs.forehand} ({label(obs.forehand)})",
-        "points (fewest wins): "
-        + ", ".join(f"seat {s} {label(s)} {p}" for s, p in enumerate(obs.points)),
-    ]
-    if obs.phase in ("exchange", "stay-or-drop"):
-        lines.append(
-            "exchanged: "
-            + ", ".join(f"seat {s} {'-' if e is None else e}" for s, e in enumerate(obs.exchanged))
-        )
-    if obs.playing is not None and any(p is not None for p in obs.playing):
-        lines.append(
-            "playing: "
-            + ", ".join(
-                f"seat {s} " + ("?" if p is None else "in" if p else "out")
-                for s, p in enumerate(obs.playing)
-            )
-        )
-    if obs.phase == "play":
-        lines.append(
-            f"tricks this deal: {len(obs.tricks)} played; won: "
-            + ", ".join(f"seat {s} {t}" for s, t in enumerate(obs.tricks_won))
-        )
-        if obs.current_trick:
-            lines.append(
-                "this trick: "
-                + ", ".join(f"seat {s} ({label(s)}) {st.card(c)}" for s, c in obs.current_trick)
-            )
-        else:
-            lines.append("this trick: you lead")
-    lines.append(f"your hand: {st.cards(obs.hand)}")
-    return lines
-
-
-def _hl_table(obs, names, st: Style) -> list[str]:
-    from arena.games.how_low import hand_total
-
-    def label(s: int) -> str:
-        return "you" if s == obs.seat else names[s]
-
-    lines = [
-        f"Deal {obs.deal} · exchange round {obs.round} of 3 · dealer: seat {obs.dealer} "
-        f"({label(obs.dealer)}) · bank {obs.bank} · stock {obs.stock_size} · "
-        f"discard pile {obs.discard_size}",
-        "chips: "
-        + ", ".join(
-            f"seat {s} {label(s)} {c}" + ("" if a else " (out)")
-            for s, (c, a) in enumerate(zip(obs.chips, obs.active, strict=True))
-        ),
-    ]
-    if obs.discards:
-        lines.append(
-            "this deal: "
-            + ", ".join(f"seat {s} {'stood' if n == 0 else f'-{n}'}" for s, n in obs.discards)
-        )
-    for s, shown in obs.shown:
-        lines.append(f"seat {s} showed {st.cards(shown)} and redrew")
-    lines.append(f"your hand: {st.cards(obs.hand)}  (total {hand_total(obs.hand)}; lowest wins)")
-    return lines
+# --- the moves for a person about to choose ----------------------------------------------------
 
 
 def menu(legal: Sequence[Any], style: Style, width: int = 80) -> list[str]:
@@ -570,20 +167,6 @@ def menu(legal: Sequence[Any], style: Style, width: int = 80) -> list[str]:
     for start in range(0, len(cells), per_row):
         rows.append("  " + "".join(c.ljust(size) for c in cells[start : start + per_row]).rstrip())
     return rows
-
-
-def prompt_title(observation: Any) -> str:
-    phase = getattr(observation, "phase", None)
-    if observation.game == "twenty-down":
-        return {
-            "trump": "Name trump (you have seen two cards):",
-            "exchange": "Exchange: discard 0 to 3 cards and draw as many from the talon:",
-            "stay-or-drop": "Stay in or drop out of this deal:",
-            "play": "Play a card:",
-        }.get(phase, "Your move:")
-    if observation.game == "how-low-can-you-go":
-        return "Discard 0 to 3 cards and draw as many (stand keeps your hand):"
-    return "Your move:"
 
 
 def output_style(force_ascii: bool = False) -> Style:
@@ -608,40 +191,41 @@ def verify_game(info: dict, record: dict, games: dict[str, type[Game]]) -> list[
     decisions and the faults are the stored ones. Raises ``RecordError`` on the first difference;
     returns the lines to print.
     """
-    from arena.games.base import replay
-    from arena.referee.table import ranks_with_forfeits
-
-    lines = []
     state = replay(record, games)
     result = state.result()
-    lines.append(
+    lines = [
         f"ok  {len(record['actions'])} actions replay through the {record['game']} engine, "
-        "each legal when it was played"
-    )
-    lines.append(f"ok  the replay ends with the record's result: scores {list(result.scores)}")
-    # The deals: a fresh game from the seed must deal the same cards.
+        "each legal when it was played",
+        f"ok  the replay ends with the record's result: scores {list(result.scores)}",
+    ]
     if record.get("seed") is not None:
-        game = state.game
-        fresh = game.new_state(record["seed"])
-        for _, value in record["actions"]:
-            fresh.apply_action(action_from_json(value, fresh.legal_actions()))
-        dealt = fresh.chance.to_json()
-        if dealt != record["chance"]:
-            first = next(
-                (
-                    i
-                    for i, (a, b) in enumerate(zip(dealt, record["chance"], strict=False))
-                    if a != b
-                ),
-                min(len(dealt), len(record["chance"])),
-            )
-            raise RecordError(
-                f"seed {record['seed']!r} does not give the recorded chance events "
-                f"(first difference at event {first + 1})"
-            )
-        lines.append(
-            f"ok  the seed {record['seed']} deals exactly the {len(dealt)} recorded chance events"
+        lines.append(_check_deals(state.game, record))
+    lines.append(_check_results(info, record, result))
+    lines.append(_check_faults(info, record))
+    lines.append(f"verified: game {info['id']} replays to its stored result")
+    return lines
+
+
+def _check_deals(game: Game, record: dict) -> str:
+    """A fresh game from the record's seed must deal the very cards the record holds."""
+    fresh = game.new_state(record["seed"])
+    for _, value in record["actions"]:
+        fresh.apply_action(action_from_json(value, fresh.legal_actions()))
+    dealt = fresh.chance.to_json()
+    if dealt != record["chance"]:
+        first = next(
+            (i for i, (a, b) in enumerate(zip(dealt, record["chance"], strict=False)) if a != b),
+            min(len(dealt), len(record["chance"])),
         )
+        raise RecordError(
+            f"seed {record['seed']!r} does not give the recorded chance events "
+            f"(first difference at event {first + 1})"
+        )
+    return f"ok  the seed {record['seed']} deals exactly the {len(dealt)} recorded chance events"
+
+
+def _check_results(info: dict, record: dict, result) -> str:
+    """The bots, scores and ranks after forfeits are the stored ones."""
     seats = info["seats"]
     stored_bots = [s["bot"] for s in seats]
     if record.get("bots") and list(record["bots"]) != stored_bots:
@@ -654,14 +238,15 @@ def verify_game(info: dict, record: dict, games: dict[str, type[Game]]) -> list[
     stored_ranks = [s["rank"] for s in seats]
     if ranks != stored_ranks:
         raise RecordError(f"the replay's ranks {ranks} are not the stored {stored_ranks}")
-    lines.append(
-        f"ok  stored scores {scores} and ranks {stored_ranks}"
-        + (
-            f" (forfeits: seats {[i for i, f in enumerate(forfeits) if f]})"
-            if any(forfeits)
-            else ""
-        )
+    forfeited = [i for i, f in enumerate(forfeits) if f]
+    return f"ok  stored scores {scores} and ranks {stored_ranks}" + (
+        f" (forfeits: seats {forfeited})" if forfeited else ""
     )
+
+
+def _check_faults(info: dict, record: dict) -> str:
+    """The number of decisions and the faults, one by one and per seat, are the stored ones."""
+    seats = info["seats"]
     if info.get("decisions") is not None and info["decisions"] != len(record["actions"]):
         raise RecordError(
             f"{len(record['actions'])} actions in the record, {info['decisions']} decisions stored"
@@ -674,9 +259,7 @@ def verify_game(info: dict, record: dict, games: dict[str, type[Game]]) -> list[
     counts = [sum(1 for f in faults if f["seat"] == s) for s in range(len(seats))]
     if counts != [s["faults"] for s in seats]:
         raise RecordError(f"the record's fault counts {counts} are not the stored ones")
-    lines.append(f"ok  {len(faults)} fault{'s' if len(faults) != 1 else ''}, as stored")
-    lines.append(f"verified: game {info['id']} replays to its stored result")
-    return lines
+    return f"ok  {plural(len(faults), 'fault')}, as stored"
 
 
 def seat_decisions(
@@ -687,8 +270,6 @@ def seat_decisions(
     A seat that ``forfeited`` was asked nothing after its last fault: the referee played those
     decisions, which are marked ``"asked": false``.
     """
-    from arena.games.base import game_from_record, to_plain
-
     game = game_from_record(record, games)
     state = game.replay_state(record.get("chance", []))
     ms = record.get("decision_ms", [])

@@ -28,47 +28,19 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from itertools import combinations
-from typing import Any
+from typing import Any, ClassVar
 
-from arena.cards import ACE, CARDS, KING, RANK_OF, SUIT_OF, Card, full_pack, parse_card
-from arena.games.base import (
-    TERMINAL,
-    Chance,
-    Game,
-    GameError,
-    GameOverError,
-    GameResult,
-    IllegalActionError,
-    InvalidParametersError,
-    NotYourTurnError,
-    Observation,
-    State,
-    competition_ranks,
-    to_plain,
-)
+from arena.cards import ACE, CARDS, KING, RANK_OF, Card, full_pack, parse_card
+from arena.games import base
+from arena.games.base import TERMINAL, Chance, GameResult, clone_fields, competition_ranks, to_plain
+from arena.games.discards import MAX_DISCARD, PAIR, SINGLE, discards_of_five, discards_up_to  # noqa: F401 (the wire memorises a module's tables)
+from arena.games.how_low.bot_template import TEMPLATE
+from arena.games.how_low.hands import HAND_SIZE, REDRAW, ROUNDS, VALUE
+from arena.games.how_low.view import HowLowNarrator, prompt_line, table_lines
 
-REDRAW = "redraw"
-"""The ``whalen`` variant's action: show the original hand, discard all five, draw five."""
-
-HAND_SIZE = 5
-ROUNDS = 3
-MAX_DISCARD = 3
-
-# HL-2: K 13, Q 12, J 11, 10..2 face value, black aces 1, red aces -5 (rank 0 is the two).
-VALUE: tuple[int, ...] = tuple(
-    ((-5 if SUIT_OF[c] >= 2 else 1) if RANK_OF[c] == ACE else RANK_OF[c] + 2) for c in range(52)
-)
 ACE_OF_HEARTS = CARDS[2 * 13 + ACE]
 ACE_OF_DIAMONDS = CARDS[3 * 13 + ACE]
-SINGLE: tuple[tuple[Card], ...] = tuple((c,) for c in CARDS)
-PAIR: tuple[tuple[tuple[Card, Card], ...], ...] = tuple(tuple((a, b) for b in CARDS) for a in CARDS)
 IS_KING: tuple[bool, ...] = tuple(RANK_OF[c] == KING for c in range(52))
-
-
-def hand_total(cards) -> int:
-    """HL-2: the sum of the card values."""
-    return sum(VALUE[c] for c in cards)
 
 
 def bank_prize(total: int, cards, tied: bool) -> int:
@@ -107,7 +79,7 @@ class Showdown:
         }
 
 
-class HowLowObservation(Observation):
+class HowLowObservation(base.Observation):
     """What one seat sees (HL-18). A snapshot made of tuples and immutable values.
 
     * ``game`` — the game's name; ``seat``; ``legal_actions`` (empty unless it is this seat's turn)
@@ -137,13 +109,15 @@ class HowLowObservation(Observation):
         "shown",
         "last_showdown",
     )
-    fields = Observation.fields + __slots__
+    fields = base.Observation.fields + __slots__
 
     def __init__(self, **values: Any):
         missing = [name for name in self.fields if name not in values]
         extra = sorted(set(values) - set(self.fields))
         if missing or extra:
-            raise GameError(f"HowLowObservation: missing fields {missing}, unknown fields {extra}")
+            raise base.GameError(
+                f"HowLowObservation: missing fields {missing}, unknown fields {extra}"
+            )
         for name, value in values.items():
             setattr(self, name, value)
 
@@ -165,9 +139,7 @@ class HowLowObservation(Observation):
             return cls(
                 game=data["game"],
                 seat=data["seat"],
-                legal_actions=list(
-                    REDRAW if a == REDRAW else _cards(a) for a in data["legal_actions"]
-                ),
+                legal_actions=[REDRAW if a == REDRAW else _cards(a) for a in data["legal_actions"]],
                 hand=_cards(data["hand"]),
                 dealer=data["dealer"],
                 order=tuple(data["order"]),
@@ -183,37 +155,45 @@ class HowLowObservation(Observation):
                 last_showdown=showdown,
             )
         except (KeyError, TypeError, ValueError) as exc:
-            raise GameError(f"not a how-low-can-you-go observation: {exc!s}") from None
+            raise base.GameError(f"not a how-low-can-you-go observation: {exc!s}") from None
 
 
 def _cards(names) -> tuple[Card, ...]:
     if isinstance(names, str):
-        raise GameError(f"expected a list of cards, not {names!r}")
+        raise base.GameError(f"expected a list of cards, not {names!r}")
     return tuple(parse_card(n) for n in names)
 
 
-class HowLowState(State):
+# The flat lists a clone copies; it copies the hands itself, and shares every other slot:
+# immutable values, and lists and tuples that are only ever replaced, never changed in place.
+_COPIED_FIELDS = (
+    "history",
+    "chips",
+    "active",
+    "out_deal",
+    "stock",
+    "pile",
+    "discards",
+    "shown",
+    "redrawn",
+)
+
+
+class HowLowState(base.State):
     """One game of How Low Can You Go? in progress."""
 
     __slots__ = (
-        "game",
         "chance",
-        "history",
-        "chips",
-        "active",
-        "out_deal",
+        "hands",
+        *_COPIED_FIELDS,
+        # the rest a clone shares with its original (_SHARED_FIELDS)
+        "game",
         "bank",
         "deal",
         "dealer",
         "order",
         "pos",
         "round",
-        "hands",
-        "stock",
-        "pile",
-        "discards",
-        "shown",
-        "redrawn",
         "restocks",
         "_sd",
         "_sd_view",
@@ -230,9 +210,7 @@ class HowLowState(State):
     )
 
     def __init__(self, game: HowLowCanYouGo, chance: Chance):
-        self.game = game
-        self.chance = chance
-        self.history = []
+        super().__init__(game, chance)
         self._dups = game.packs > 1
         self._whalen = game.variant == "whalen"
         self._name = game.name
@@ -318,26 +296,13 @@ class HowLowState(State):
             return legal
         hand = self.hands[seat]
         if self._cap == MAX_DISCARD:
-            # The hot spot: the 26 sub-sets of a sorted 5-card hand, written out (sorted tuples).
-            # Singles and pairs come from shared tables (no allocation); triples are built.
-            a, b, c, d, e = hand
-            single = SINGLE
-            pa = PAIR[a]
-            pb = PAIR[b]
-            pc = PAIR[c]
-            legal = [
-                (), single[a], single[b], single[c], single[d], single[e],
-                pa[b], pa[c], pa[d], pa[e], pb[c], pb[d], pb[e], pc[d], pc[e], PAIR[d][e],
-                (a, b, c), (a, b, d), (a, b, e), (a, c, d), (a, c, e), (a, d, e),
-                (b, c, d), (b, c, e), (b, d, e), (c, d, e),
-            ]  # fmt: skip
-            if self._dups and (a == b or b == c or c == d or d == e):
-                legal = list(dict.fromkeys(legal))  # equal cards give equal sets (HL-19)
+            legal = discards_of_five(hand)
+            if self._dups:
+                a, b, c, d, e = hand
+                if a == b or b == c or c == d or d == e:
+                    legal = list(dict.fromkeys(legal))  # equal cards give equal sets (HL-19)
         else:
-            legal = [()]
-            for size in range(1, self._cap + 1):
-                legal += combinations(hand, size)
-            legal = list(dict.fromkeys(legal))
+            legal = list(dict.fromkeys(discards_up_to(hand, self._cap)))
         if (
             self._whalen
             and self.round == 1
@@ -360,12 +325,8 @@ class HowLowState(State):
         it is the hot path; also accepts a discard given in another order, or as a list or set of
         cards, as the same set (HL-19)."""
         player = self._cur
-        if player == TERMINAL:
-            raise GameOverError(f"{self.game.name}: the game is over; no more actions")
-        if seat is not None and seat != player:
-            raise NotYourTurnError(
-                f"{self.game.name}: it is seat {player}'s turn, not seat {seat}'s"
-            )
+        if player == TERMINAL or (seat is not None and seat != player):
+            raise base.wrong_turn(self._name, player, seat)
         legal = self._legal
         if legal is None:
             legal = self.legal_actions()
@@ -374,9 +335,7 @@ class HowLowState(State):
         except (ValueError, TypeError):
             alt = _as_card_tuple(action)
             if alt is None or alt not in legal:
-                raise IllegalActionError(
-                    f"{self.game.name}: {action!r} is not a legal action for seat {player}"
-                ) from None
+                raise base.illegal_action(self._name, action, player) from None
             action = legal[legal.index(alt)]
         self.history.append((player, action))
         self._apply(action)
@@ -463,37 +422,7 @@ class HowLowState(State):
         change = [0] * n
         eliminated: tuple = ()
         if low != high:  # HL-14: all equal, nothing moves
-            bank = self.bank
-            losers = [s for s in order if totals[s] == high]
-            fee = 2 if len(losers) == 1 else 1  # HL-13
-            for seat in losers:  # HL-4: payments in first; HL-15: no more than one holds
-                paid = fee if chips[seat] >= fee else chips[seat]
-                chips[seat] -= paid
-                bank += paid
-                change[seat] = -paid
-            winners = [s for s in order if totals[s] == low]  # seat order from dealer's left
-            if len(winners) == 1:  # HL-11
-                seat = winners[0]
-                owed = bank_prize(low, hands[seat], False)
-                paid = owed if bank >= owed else bank
-                chips[seat] += paid
-                bank -= paid
-                change[seat] = paid
-            else:  # HL-12, and HL-4: one chip at a time while the bank holds any
-                for _ in range(bank_prize(low, (), True)):
-                    for seat in winners:
-                        if bank:
-                            bank -= 1
-                            chips[seat] += 1
-                            change[seat] += 1
-            self.bank = bank
-            out = [s for s in losers if not chips[s]]  # only the highest hands pay (HL-15)
-            if out:
-                eliminated = tuple(out)
-                active = self.active
-                for seat in out:
-                    active[seat] = False
-                    self.out_deal[seat] = self.deal
+            eliminated = self._settle(totals, low, high, change)
         self._sd = (
             self.deal,
             self.dealer,
@@ -518,6 +447,41 @@ class HowLowState(State):
                 break
         self.dealer = seat
         self._start_deal()
+
+    def _settle(self, totals: list, low: int, high: int, change: list) -> tuple:
+        """HL-11..HL-15: the highest hands pay the bank, the bank pays the lowest; ``change``
+        gets what each seat received (+) or paid (-). Returns the seats that ran out of chips."""
+        order = self.order
+        chips = self.chips
+        bank = self.bank
+        losers = [s for s in order if totals[s] == high]
+        fee = 2 if len(losers) == 1 else 1  # HL-13
+        for seat in losers:  # HL-4: payments in first; HL-15: no more than one holds
+            paid = fee if chips[seat] >= fee else chips[seat]
+            chips[seat] -= paid
+            bank += paid
+            change[seat] = -paid
+        winners = [s for s in order if totals[s] == low]  # seat order from dealer's left
+        if len(winners) == 1:  # HL-11
+            seat = winners[0]
+            owed = bank_prize(low, self.hands[seat], False)
+            paid = owed if bank >= owed else bank
+            chips[seat] += paid
+            bank -= paid
+            change[seat] = paid
+        else:  # HL-12, and HL-4: one chip at a time while the bank holds any
+            for _ in range(bank_prize(low, (), True)):
+                for seat in winners:
+                    if bank:
+                        bank -= 1
+                        chips[seat] += 1
+                        change[seat] += 1
+        self.bank = bank
+        out = tuple(s for s in losers if not chips[s])  # only the highest hands pay (HL-15)
+        for seat in out:
+            self.active[seat] = False
+            self.out_deal[seat] = self.deal
+        return out
 
     @property
     def last_showdown(self) -> Showdown | None:
@@ -545,7 +509,7 @@ class HowLowState(State):
         if type(seat) is not int or not 0 <= seat < len(chips):  # (the fast test: a plain int)
             n = self.game.players
             if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
-                raise GameError(f"{self._name}: no seat {seat!r} at a table of {n}")
+                raise base.GameError(f"{self._name}: no seat {seat!r} at a table of {n}")
         obs = _new_observation(HowLowObservation)
         obs.game = self._name
         obs.seat = seat
@@ -575,7 +539,7 @@ class HowLowState(State):
     def result(self) -> GameResult:
         """HL-17: survivors by chips, then the eliminated, later eliminations first."""
         if self._cur != TERMINAL:
-            raise GameError(f"{self.game.name}: the game is not over; there is no result yet")
+            raise base.GameError(f"{self.game.name}: the game is not over; there is no result yet")
         keys = [
             (0, -chips) if active else (1, -out)
             for chips, active, out in zip(self.chips, self.active, self.out_deal, strict=True)
@@ -585,44 +549,16 @@ class HowLowState(State):
         )
 
     def clone(self) -> HowLowState:
-        other = HowLowState.__new__(HowLowState)
-        other.game = self.game
-        other.chance = self.chance.copy()
-        other.history = list(self.history)
-        other.chips = self.chips[:]
-        other.active = self.active[:]
-        other.out_deal = self.out_deal[:]
-        other.bank = self.bank
-        other.deal = self.deal
-        other.dealer = self.dealer
-        other.order = self.order
-        other.pos = self.pos
-        other.round = self.round
+        other = clone_fields(self, _SHARED_FIELDS, _COPIED_FIELDS)
         other.hands = [h[:] for h in self.hands]
-        other.stock = self.stock[:]
-        other.pile = self.pile[:]
-        other.discards = self.discards[:]
-        other.shown = self.shown[:]
-        other.redrawn = self.redrawn[:]
-        other.restocks = self.restocks
-        other._sd = self._sd
-        other._sd_view = self._sd_view
-        other._cur = self._cur
-        other._legal = self._legal  # never changed once built, so it can be shared
-        other._cap = self._cap
-        other._free = self._free
-        other._dups = self._dups
-        other._whalen = self._whalen
-        other._name = self._name
-        other._chips_t = self._chips_t  # tuples: sharing them is safe
-        other._active_t = self._active_t
-        other._shown_t = self._shown_t
         return other
 
     def __repr__(self) -> str:
         where = "over" if self._cur == TERMINAL else f"round {self.round}, seat {self._cur} to act"
         return f"HowLowState(deal {self.deal}, {where}, chips {self.chips}, bank {self.bank})"
 
+
+_SHARED_FIELDS = base.other_slots(HowLowState, _COPIED_FIELDS, ("chance", "hands"))
 
 _new_observation = object.__new__
 
@@ -640,7 +576,7 @@ def _as_card_tuple(action: Any) -> tuple | None:
     return tuple(cards)
 
 
-class HowLowCanYouGo(Game):
+class HowLowCanYouGo(base.Game):
     """How Low Can You Go? (Jack Whalen), 2-10 players; scores are chips, higher is better."""
 
     name = "how-low-can-you-go"
@@ -654,6 +590,17 @@ class HowLowCanYouGo(Game):
     score_name = "chips"
     better = "higher"
     state_class = HowLowState
+    # Decided mostly by the cards drawn, so a single game says less: β = σ. 0.06 % of pairs tie
+    # (equal chips, or out in the same deal) in 2,000 random games: 1 %, never 0.
+    rating_defaults: ClassVar[dict[str, float]] = {"beta": 25 / 3, "draw_probability": 0.01}
+    bot_template = TEMPLATE
+    narrator_class = HowLowNarrator
+
+    def table_view(self, observation: HowLowObservation, names, style) -> list[str]:
+        return table_lines(observation, names, style)
+
+    def prompt_title(self, observation: HowLowObservation) -> str:
+        return prompt_line(observation)
 
     def __init__(self, players: int | None = None, variant: str | None = None, **params: int):
         if variant == "whalen" and "buy_in" not in params:
@@ -668,23 +615,23 @@ class HowLowCanYouGo(Game):
         p = self.params
         name = self.name
         if p["starting_chips"] < 1:
-            raise InvalidParametersError(
+            raise base.InvalidParametersError(
                 f"{name}: starting_chips must be at least 1, not {p['starting_chips']}"
             )
         if p["buy_in"] < 0:
-            raise InvalidParametersError(f"{name}: buy_in cannot be negative ({p['buy_in']})")
+            raise base.InvalidParametersError(f"{name}: buy_in cannot be negative ({p['buy_in']})")
         if p["buy_in"] > p["starting_chips"]:
-            raise InvalidParametersError(
+            raise base.InvalidParametersError(
                 f"{name}: buy_in ({p['buy_in']}) cannot exceed "
                 f"starting_chips ({p['starting_chips']})"
             )
         if p["buy_in"] == p["starting_chips"]:
-            raise InvalidParametersError(
+            raise base.InvalidParametersError(
                 f"{name}: buy_in ({p['buy_in']}) must leave each player at least one of the "
                 f"{p['starting_chips']} starting chips"
             )
         if p["max_deals"] < 1:
-            raise InvalidParametersError(
+            raise base.InvalidParametersError(
                 f"{name}: max_deals must be at least 1, not {p['max_deals']}"
             )
 
@@ -705,110 +652,134 @@ class HowLowCanYouGo(Game):
         obs = observation
         n = self.players
         if getattr(obs, "game", None) != self.name:
-            raise GameError(
+            raise base.GameError(
                 f"{self.name}: cannot determinize an observation of {getattr(obs, 'game', None)!r}"
             )
         if len(obs.chips) != n or len(obs.active) != n:
-            raise GameError(f"{self.name}: the observation is for {len(obs.chips)} seats, not {n}")
-        seat = obs.seat
-        order = tuple(obs.order)
-        k = len(order)
-        showdown = obs.last_showdown
-        terminal = showdown is not None and showdown.deal == obs.deal
-        state = HowLowState.__new__(HowLowState)
-        state.game = self
-        state.chance = Chance(seed=rng.random())
-        state.history = []
-        state._dups = self.packs > 1
-        state._whalen = self.variant == "whalen"
-        state._name = self.name
-        state.chips = list(obs.chips)
-        state.active = list(obs.active)
-        state._chips_t = tuple(state.chips)
-        state._active_t = tuple(state.active)
-        state.out_deal = [
-            0 if a else (showdown.deal if showdown and s in showdown.eliminated else 0)
-            for s, a in enumerate(obs.active)
-        ]
-        state.bank = obs.bank
-        state.deal = obs.deal
-        state.dealer = obs.dealer
-        state.order = order
-        state.round = obs.round
-        state.discards = list(obs.discards)
-        state.shown = list(obs.shown)
-        state._shown_t = tuple(state.shown)
-        state.redrawn = [False] * n
-        for s, count in obs.discards:
-            if count == HAND_SIZE:
-                state.redrawn[s] = True
-        state.restocks = 0
-        state._sd = (
-            None
-            if showdown is None
-            else (
-                showdown.deal,
-                showdown.dealer,
-                showdown.hands,
-                showdown.totals,
-                showdown.chip_changes,
-                showdown.eliminated,
-                tuple(showdown.discards),
+            raise base.GameError(
+                f"{self.name}: the observation is for {len(obs.chips)} seats, not {n}"
             )
-        )
-        state._sd_view = None
-        turns = sum(1 for _, count in obs.discards if count <= MAX_DISCARD)
-        if terminal:
-            state._cur = TERMINAL
-            state.pos = k - 1
-        else:
-            if turns // k + 1 != obs.round:
-                raise GameError(
-                    f"{self.name}: {turns} turns this deal do not fit exchange round {obs.round}"
-                )
-            state.pos = turns % k
-            state._cur = order[state.pos]
-        if obs.legal_actions and state._cur != seat:
-            raise GameError(
-                f"{self.name}: the observation has actions but it is not seat {seat}'s turn"
-            )
-        pool = list(self.pack)
-        hands: list[list] = [[] for _ in range(n)]
-        known = [seat]
-        if terminal:
-            known = list(order)
-            for s in order:
-                hands[s] = sorted(showdown.hands[s])
-        else:
-            hands[seat] = sorted(obs.hand)
-        try:
-            for s in known:
-                for c in hands[s]:
-                    pool.remove(c)
-        except ValueError:
-            raise GameError(
-                f"{self.name}: the observation shows cards that are not in play"
-            ) from None
-        others = [s for s in order if s not in known]
-        needed = HAND_SIZE * len(others) + obs.stock_size + obs.discard_size
-        if needed != len(pool):
-            raise GameError(
-                f"{self.name}: {len(pool)} unseen cards cannot fill {len(others)} hands, "
-                f"a stock of {obs.stock_size} and a discard pile of {obs.discard_size}"
-            )
-        rng.shuffle(pool)
-        i = 0
-        for s in others:
-            hand = pool[i : i + HAND_SIZE]
-            hand.sort()
-            hands[s] = hand
-            i += HAND_SIZE
-        state.hands = hands
-        state.pile = pool[i : i + obs.discard_size]
-        state.stock = pool[i + obs.discard_size :]
-        state._set_cap()
-        state._legal = None
+        state = _public_part(self, obs, rng)
+        _set_turn(state, obs)
+        _deal_unseen(state, obs, rng)
         return state
 
 
-__all__ = ["REDRAW", "VALUE", "HowLowCanYouGo", "HowLowObservation", "HowLowState", "Showdown"]
+def _public_part(game: HowLowCanYouGo, obs: HowLowObservation, rng: random.Random) -> HowLowState:
+    """A state with every public fact of ``obs`` and a fresh ``Chance``; no cards, no turn yet."""
+    n = game.players
+    showdown = obs.last_showdown
+    state = HowLowState.__new__(HowLowState)
+    state.game = game
+    state.chance = Chance(seed=rng.random())
+    state.history = []
+    state._dups = game.packs > 1
+    state._whalen = game.variant == "whalen"
+    state._name = game.name
+    state.chips = list(obs.chips)
+    state.active = list(obs.active)
+    state._chips_t = tuple(state.chips)
+    state._active_t = tuple(state.active)
+    state.out_deal = [
+        0 if a else (showdown.deal if showdown and s in showdown.eliminated else 0)
+        for s, a in enumerate(obs.active)
+    ]
+    state.bank = obs.bank
+    state.deal = obs.deal
+    state.dealer = obs.dealer
+    state.order = tuple(obs.order)
+    state.round = obs.round
+    state.discards = list(obs.discards)
+    state.shown = list(obs.shown)
+    state._shown_t = tuple(state.shown)
+    state.redrawn = [False] * n
+    for s, count in obs.discards:
+        if count == HAND_SIZE:
+            state.redrawn[s] = True
+    state.restocks = 0
+    state._sd = (
+        None
+        if showdown is None
+        else (
+            showdown.deal,
+            showdown.dealer,
+            showdown.hands,
+            showdown.totals,
+            showdown.chip_changes,
+            showdown.eliminated,
+            tuple(showdown.discards),
+        )
+    )
+    state._sd_view = None
+    return state
+
+
+def _is_over(obs: HowLowObservation) -> bool:
+    """The game ended with the observation's deal (its showdown is the last one)."""
+    return obs.last_showdown is not None and obs.last_showdown.deal == obs.deal
+
+
+def _set_turn(state: HowLowState, obs: HowLowObservation) -> None:
+    """Whose turn it is, from the turns taken this deal; the observation must agree."""
+    name = state._name
+    order = state.order
+    k = len(order)
+    turns = sum(1 for _, count in obs.discards if count <= MAX_DISCARD)
+    if _is_over(obs):
+        state._cur = TERMINAL
+        state.pos = k - 1
+    else:
+        if turns // k + 1 != obs.round:
+            raise base.GameError(
+                f"{name}: {turns} turns this deal do not fit exchange round {obs.round}"
+            )
+        state.pos = turns % k
+        state._cur = order[state.pos]
+    if obs.legal_actions and state._cur != obs.seat:
+        raise base.GameError(
+            f"{name}: the observation has actions but it is not seat {obs.seat}'s turn"
+        )
+
+
+def _deal_unseen(state: HowLowState, obs: HowLowObservation, rng: random.Random) -> None:
+    """The hands the seat cannot see, the discard pile and the stock: a uniform random split of
+    the cards it has not seen."""
+    name = state._name
+    order = state.order
+    pool = list(state.game.pack)
+    hands: list[list] = [[] for _ in range(state.game.players)]
+    known = [obs.seat]
+    if _is_over(obs):
+        known = list(order)
+        for s in order:
+            hands[s] = sorted(obs.last_showdown.hands[s])
+    else:
+        hands[obs.seat] = sorted(obs.hand)
+    try:
+        for s in known:
+            for c in hands[s]:
+                pool.remove(c)
+    except ValueError:
+        raise base.GameError(f"{name}: the observation shows cards that are not in play") from None
+    others = [s for s in order if s not in known]
+    needed = HAND_SIZE * len(others) + obs.stock_size + obs.discard_size
+    if needed != len(pool):
+        raise base.GameError(
+            f"{name}: {len(pool)} unseen cards cannot fill {len(others)} hands, "
+            f"a stock of {obs.stock_size} and a discard pile of {obs.discard_size}"
+        )
+    rng.shuffle(pool)
+    i = 0
+    for s in others:
+        hand = pool[i : i + HAND_SIZE]
+        hand.sort()
+        hands[s] = hand
+        i += HAND_SIZE
+    state.hands = hands
+    state.pile = pool[i : i + obs.discard_size]
+    state.stock = pool[i + obs.discard_size :]
+    state._set_cap()
+    state._legal = None
+
+
+__all__ = ["HowLowCanYouGo", "HowLowObservation", "HowLowState", "Showdown", "bank_prize"]
