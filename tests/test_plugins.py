@@ -567,6 +567,7 @@ class PickState(State):
 class PickGame(Game):
     name = "pick-three"
     aliases = ("p3",)
+    score_name = "pips"
     min_players, max_players, default_players = 2, 3, 3
     state_class = PickState
 
@@ -612,6 +613,12 @@ def test_a_plugin_file_can_register_a_game_that_runs(cli, bots_dir, tmp_path):
     assert list(board) == ["pick-three"]
     assert {row["bot"] for row in board["pick-three"]} == {"random", "first"}  # td-only skips it
     assert count_games(db, "pick-three") == 6
+
+    table = cli(
+        "run", "--bots-dir", bots_dir, "--game", "p3", "--games", 2, "-j", 1, "-q", "--db", db
+    )
+    assert table.exit_code == 0, table.output
+    assert "avg pips" in table.stdout  # the plugin game names its own score column
 
 
 def test_plugin_that_registers_a_bundled_game_name_again_is_a_load_error(bots_dir):

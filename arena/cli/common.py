@@ -103,13 +103,19 @@ def db_path(db: Path | None) -> Path:
     return db or default_db()
 
 
-def print_tables(store, game_names: list[str], fmt: str, head_to_head: bool = False) -> None:
-    """The leaderboard tables of the games named on stdout; the store is closed on an error."""
+def print_tables(
+    store, game_names: list[str], fmt: str, head_to_head: bool = False, registry=None
+) -> None:
+    """The leaderboard tables of the games named on stdout; the store is closed on an error.
+    Games are described by ``registry`` (a run's), else by the bundled and installed games."""
+    from arena.plugins.loading import load_games
     from arena.store.database import StoreError
     from arena.views.leaderboard import render
 
+    classes = (registry or load_games()).game_classes()
+    score_names = {name: game_class.score_name for name, game_class in classes.items()}
     try:
-        typer.echo(render(store, game_names, fmt, head_to_head=head_to_head))
+        typer.echo(render(store, game_names, fmt, head_to_head, score_names))
     except StoreError as exc:
         store.close()
         raise fail(str(exc)) from None

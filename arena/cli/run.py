@@ -139,7 +139,7 @@ def run(
         if summary.interrupted:
             _say_how_to_continue(plan)
             raise typer.Exit(code=130)
-        print_tables(store, [p.game for p in settled.tournament.plans], fmt)
+        print_tables(store, [p.game for p in settled.tournament.plans], fmt, registry=registry)
     finally:
         store.close()
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Mapping
 
 from tabulate import tabulate
 
 from arena.store.database import Store
 
 FORMATS = ("table", "markdown", "json", "csv")
-SCORE_NAMES = {"twenty-down": "points", "how-low-can-you-go": "chips"}
 
 COLUMNS = [
     ("rank", "#"),
@@ -92,9 +92,14 @@ def _matrix(rows: list[dict]) -> tuple[list[str], list[list]]:
 
 
 def render(
-    store: Store, game_names: list[str], fmt: str = "table", head_to_head: bool = False
+    store: Store,
+    game_names: list[str],
+    fmt: str = "table",
+    head_to_head: bool = False,
+    score_names: Mapping[str, str] | None = None,
 ) -> str:
-    """The tables of the games named, as one string."""
+    """The tables of the games named, as one string. ``score_names``: what each game calls its
+    score (``Game.score_name``: points, chips) for the table's column head."""
     data = {game: leaderboard_rows(store, game) for game in game_names}
     h2h = {game: head_to_head_rows(store, game) for game in game_names} if head_to_head else {}
     if fmt == "json":
@@ -123,7 +128,7 @@ def render(
     tablefmt = "github" if fmt == "markdown" else "simple"
     parts = []
     for game, rows in data.items():
-        score_name = SCORE_NAMES.get(game, "score")
+        score_name = (score_names or {}).get(game, "score")
         headers = [label if key != "avg_score" else f"avg {score_name}" for key, label in COLUMNS]
         title = f"## {game}" if fmt == "markdown" else f"{game}"
         if not rows:
