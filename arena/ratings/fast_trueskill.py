@@ -21,12 +21,8 @@ are equal (``==``) to the package's, and they raise the package's exceptions
 where it does. Anything else (a callable draw probability, another backend, a subclass that
 overrides the algorithm) is handed to ``env.rate`` itself.
 
-The message passing itself (:func:`_rate_python`, the reference) is also written in C, in the
-optional extension ``arena.ratings._trueskill_c`` built at install time when a C compiler is present: the
-same operations in the same order, hence the same doubles, five to ten times faster. It is used
-when built, unless ``ARENA_PURE_PYTHON_TRUESKILL=1`` or :func:`use_c_extension` says otherwise
-(:func:`implementation` tells which runs). Wherever the Python code would raise, or meets numbers
-the C code does not check for, the C code hands the game back to the Python code.
+(A C transcription once ran beside this code; whole runs were no faster with it, rating being a
+few per cent of a game's cost, so it was removed: see issue 12.)
 
 How the graph maps onto floats, for players ``0..n-1`` sorted by rank (``D_j`` is the
 performance difference between sorted players ``j`` and ``j + 1``)::
@@ -42,7 +38,7 @@ incremental sums round differently from a fresh product, so every value and ever
 kept here as the package keeps it (``*p`` precision, ``*t`` precision-adjusted mean). The zeros
 the package adds (``0 + x``: a fresh Variable, a sum that starts at ``0``) are added here too,
 as ``0.0 + x`` (the same operation: the int is converted first); they turn ``-0.0`` into ``0.0``.
-Multiplications by the coefficients ``1`` and ``-1`` are exact and are left out.
+Multiplications by the coefficients ``1`` and ``-1`` are exact: left out, or written ``sign * y``.
 """
 
 from __future__ import annotations
@@ -53,17 +49,7 @@ from math import exp, sqrt
 import trueskill
 from trueskill import backends as _backends
 
-from arena import c_extensions
-
-# Bumped with every change to _rate_python, and in arena/ratings/_trueskill_c.c with the same change: an
-# extension built from older sources (a checkout updated without reinstalling) is not used.
-_TRANSCRIPTION = 1
-
-_trueskill_c = c_extensions.load("arena.ratings._trueskill_c", _TRANSCRIPTION)
-
-__all__ = ["implementation", "rate_free_for_all", "rate_ratings", "use_c_extension"]
-
-PURE_PYTHON_VARIABLE = "ARENA_PURE_PYTHON_TRUESKILL"
+__all__ = ["rate_free_for_all", "rate_ratings"]
 
 _INF = float("inf")
 # TrueSkill.rate's default min_delta (bound when the package was imported).
@@ -274,43 +260,7 @@ _Rating = trueskill.Rating
 _new_rating = object.__new__
 
 
-# The C extension's rate(), or None for the pure-Python code; see use_c_extension().
-_rate_c = None
-
-
-def use_c_extension(enabled: bool = True) -> bool:
-    """Rate with the C extension (when it is built) or, ``enabled=False``, in pure Python.
-
-    Returns whether the C extension is now in use. At import it is used unless the environment
-    variable ``ARENA_PURE_PYTHON_TRUESKILL`` is set to anything but ``0`` or nothing.
-    """
-    global _rate_c
-    _rate_c = _trueskill_c.rate if enabled and _trueskill_c is not None else None
-    return _rate_c is not None
-
-
-def implementation() -> str:
-    """Which code rates games: the C extension or the pure-Python reference."""
-    return "C extension (arena.ratings._trueskill_c)" if _rate_c is not None else "pure Python"
-
-
-use_c_extension(c_extensions.wanted(PURE_PYTHON_VARIABLE))
-
-
 def _rate(settings, pis, taus, ranks, env):
-    """:func:`_rate_python`, in C when the extension is in use and handles the case.
-
-    The C code gives the same doubles; wherever the Python code would raise or meets numbers
-    outside what the C code checks for, the C code returns None and the Python code runs.
-    """
-    if _rate_c is not None:
-        result = _rate_c(pis, taus, ranks, *settings, _MIN_DELTA)
-        if result is not None:
-            return result
-    return _rate_python(settings, pis, taus, ranks, env)
-
-
-def _rate_python(settings, pis, taus, ranks, env):
     """TrueSkill.rate on one-player teams given as Gaussians (pi, tau), in input order.
 
     Returns ``[(float(var.mu), float(var.sigma)), ...]`` for each player's rating variable in
