@@ -13,7 +13,8 @@ import pytest
 from conftest import assert_one_line_error, count_games
 
 from arena.store import database as store_module
-from arena.store.database import APPLICATION_ID, SCHEMA_VERSION, Store, StoreError
+from arena.store.database import Store, StoreError
+from arena.store.schema import APPLICATION_ID, SCHEMA_VERSION
 
 pytestmark = pytest.mark.usefixtures("isolated")
 
@@ -152,7 +153,9 @@ def test_locked_database_is_one_line_store_error(tmp_path):
     holder.execute("BEGIN EXCLUSIVE")
     try:
         # Found at open or at the first write, depending on the journal mode.
-        with pytest.raises(StoreError, match=r"locked by another process \(another arena run\?\)") as info:
+        with pytest.raises(
+            StoreError, match=r"locked by another process \(another arena run\?\)"
+        ) as info:
             store = Store(path, timeout=0.05)
             store.start_run("locked", {"games": 1})
         assert "\n" not in str(info.value)
