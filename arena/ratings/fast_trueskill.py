@@ -277,11 +277,7 @@ def _rate(settings, pis, taus, ranks, env):
         _difference_layer(Tp, Tt, ties, draw_margin)
     except _Unrateable:
         raise trueskill._floating_point_error(env) from None
-    # TrueSkill.rate: Rating(float(var.mu), float(var.sigma)), unsorted back to input order.
-    result: list = [None] * len(order)
-    for i, (p, t) in zip(order, _send_up(down, Tp, Tt, variance), strict=True):
-        result[i] = (float(p and t / p), float(sqrt(1 / p) if p else _INF))
-    return result
+    return _send_up(order, down, Tp, Tt, variance)
 
 
 def _sum_of_two(ap, at, bp, bt, b_sign):
@@ -337,12 +333,17 @@ def _send_down(order, pis, taus, variance, dynamic2):
     return down, Tp, Tt
 
 
-def _send_up(down, Tp, Tt, variance):
+def _send_up(order, down, Tp, Tt, variance):
     """The rest of the black arrows: every team-sum factor up (into P), then every likelihood
-    factor up (into R). Each player's chain is independent of the others'. Returns R's final
-    ``(pi, tau)`` per sorted player."""
-    final = []
-    for (p0, t0, perf_p, perf_t, team_p, team_t), tp, tt in zip(down, Tp, Tt, strict=True):
+    factor up (into R). Each player's chain is independent of the others'.
+
+    Returns what TrueSkill.rate makes each new Rating of, ``(float(var.mu), float(var.sigma))``
+    of R, unsorted back to input order.
+    """
+    result: list = [None] * len(order)
+    for i, (p0, t0, perf_p, perf_t, team_p, team_t), tp, tt in zip(
+        order, down, Tp, Tt, strict=True
+    ):
         # SumFactor(T, [P], (1,)).up(0): coeffs [1.0], div = T / T[sum]: as in _send_down.
         dp = tp - team_p
         p = 1.0 / (0.0 + 1.0 / dp if dp else _INF)
@@ -353,8 +354,10 @@ def _send_up(down, Tp, Tt, variance):
         # LikelihoodFactor.up: msg = P / P[lik]; R = (R - 0) + a * msg.
         mp = pp - perf_p
         a = 1.0 / (1.0 + variance * mp)
-        final.append((p0 + a * mp, t0 + a * (pt - perf_t)))
-    return final
+        p = p0 + a * mp
+        t = t0 + a * (pt - perf_t)
+        result[i] = (float(p and t / p), float(sqrt(1 / p) if p else _INF))
+    return result
 
 
 def _difference_layer(Tp, Tt, ties, draw_margin):
