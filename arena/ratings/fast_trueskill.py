@@ -97,10 +97,6 @@ def _cdf(x):
     return 0.5 * (2.0 - r if y < 0 else r)
 
 
-def _pdf(x):
-    return _PDF_SCALE * exp(-(x**2 / 2))
-
-
 # What the package's methods must be for the transcription to hold.
 _TRANSCRIBED = (
     "rate",
@@ -467,8 +463,8 @@ class _Unrateable(Exception):
 
 def _truncate(divp, divt, draw_margin, tie):
     """TruncateFactor.up: D's new value ``(pi, tau)`` from its value divided by the truncation's
-    message, for a draw (``tie``) or a win of the better-ranked player. (``_pdf`` is written out:
-    this runs in the innermost loop.)"""
+    message, for a draw (``tie``) or a win of the better-ranked player. (pdf(x) is written out as
+    ``_PDF_SCALE * exp(-(x**2 / 2))``, see above: this runs in the innermost loop.)"""
     sqrt_pi = sqrt(divp)
     diff = divt / sqrt_pi
     margin = draw_margin * sqrt_pi
