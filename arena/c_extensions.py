@@ -12,9 +12,9 @@ from types import ModuleType
 
 
 def load(name: str, transcription: int) -> ModuleType | None:
-    """The extension ``name`` (a full module name); None where it is not built (there was no C compiler when
-    arena was installed) or was built from older sources (its ``TRANSCRIPTION`` differs: a
-    checkout updated without reinstalling)."""
+    """The extension ``name`` (a full module name); None where it is not built (there was no C
+    compiler when arena was installed) or was built from older sources (its ``TRANSCRIPTION``
+    differs: a checkout updated without reinstalling)."""
     try:
         module = importlib.import_module(name)
     except ImportError:

@@ -23,61 +23,85 @@ SUIT_LETTERS = ("C", "S", "H", "D")
 SUIT_NAMES = ("clubs", "spades", "hearts", "diamonds")
 
 
-class Suit(int):
+class _Named(int):
+    """What a suit and a card share: an int with one instance per value, made once (so ``is``
+    works and copying is free), that prints as its name and pickles as a reference to its
+    module-level singleton (``_C36``): unpickling is a look-up, not a call."""
+
+    __slots__ = ()
+    # Per subclass, set where its instances are made (see _singletons).
+    _instances: tuple
+    _ascii_names: tuple[str, ...]
+    _symbols: tuple[str, ...]
+    _pickle_prefix: str
+
+    def __new__(cls, spec: int | str):
+        if isinstance(spec, str):
+            return cls._parse(spec)
+        try:
+            return cls._instances[spec]
+        except (IndexError, TypeError):
+            last = len(cls._instances) - 1
+            kind = cls.__name__.lower()
+            raise CardError(f"no {kind} with number {spec!r} (0-{last})") from None
+
+    @property
+    def ascii(self) -> str:
+        return self._ascii_names[self]
+
+    def __str__(self) -> str:
+        return self._symbols[self]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}('{self._ascii_names[self]}')"
+
+    def __reduce__(self):
+        return f"{self._pickle_prefix}{int(self)}"
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+def _singletons(cls: type, ascii_names: tuple[str, ...], symbols: tuple[str, ...], prefix: str):
+    """Make the instances of ``cls``, one per name, and the module globals pickles refer to."""
+    made = tuple(int.__new__(cls, i) for i in range(len(ascii_names)))
+    cls._instances, cls._ascii_names, cls._symbols, cls._pickle_prefix = (
+        made, ascii_names, symbols, prefix
+    )  # fmt: skip
+    for value in made:
+        globals()[f"{prefix}{int(value)}"] = value
+    return made
+
+
+class Suit(_Named):
     """One of the four suits, an int 0-3 (♣ ♠ ♥ ♦) that prints as its symbol."""
 
     __slots__ = ()
 
-    def __new__(cls, spec: int | str) -> Suit:
-        if isinstance(spec, str):
-            return parse_suit(spec)
-        try:
-            return SUITS[spec]
-        except (IndexError, TypeError):
-            raise CardError(f"no suit with number {spec!r} (0-3)") from None
-
-    @property
-    def ascii(self) -> str:
-        return SUIT_LETTERS[self]
-
-    def __str__(self) -> str:
-        return SUIT_SYMBOLS[self]
-
-    def __repr__(self) -> str:
-        return f"Suit('{SUIT_LETTERS[self]}')"
-
-    def __reduce__(self):
-        return f"_S{int(self)}"
-
-    def __copy__(self) -> Suit:
-        return self
-
-    def __deepcopy__(self, memo) -> Suit:
-        return self
+    @staticmethod
+    def _parse(name: str) -> Suit:
+        return parse_suit(name)
 
 
-SUITS: tuple[Suit, ...] = tuple(int.__new__(Suit, i) for i in range(4))
+SUITS: tuple[Suit, ...] = _singletons(Suit, SUIT_LETTERS, SUIT_SYMBOLS, "_S")
 CLUBS, SPADES, HEARTS, DIAMONDS = SUITS
-for _s in SUITS:
-    globals()[f"_S{int(_s)}"] = _s
 
 RANK_SYMBOLS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 RANK_LETTERS = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A")
 TWO, THREE, FOUR, FIVE, SIX, SEVEN, EIGHT, NINE, TEN, JACK, QUEEN, KING, ACE = range(13)
 
 
-class Card(int):
+class Card(_Named):
     """One card. ``Card('QH') is Card('Q♥') is Card(36)``; ``str`` gives ``Q♥``."""
 
     __slots__ = ()
 
-    def __new__(cls, spec: int | str) -> Card:
-        if isinstance(spec, str):
-            return parse_card(spec)
-        try:
-            return CARDS[spec]
-        except (IndexError, TypeError):
-            raise CardError(f"no card with number {spec!r} (0-51)") from None
+    @staticmethod
+    def _parse(name: str) -> Card:
+        return parse_card(name)
 
     @property
     def suit(self) -> Suit:
@@ -86,26 +110,6 @@ class Card(int):
     @property
     def rank(self) -> Rank:
         return RANK_OF[self]
-
-    @property
-    def ascii(self) -> str:
-        return ASCII_NAMES[self]
-
-    def __str__(self) -> str:
-        return UNICODE_NAMES[self]
-
-    def __repr__(self) -> str:
-        return f"Card('{ASCII_NAMES[self]}')"
-
-    def __reduce__(self):
-        # A reference to the module-level singleton (``_C36``): unpickling is a look-up, not a call.
-        return f"_C{int(self)}"
-
-    def __copy__(self) -> Card:
-        return self
-
-    def __deepcopy__(self, memo) -> Card:
-        return self
 
 
 SUIT_OF: tuple[Suit, ...] = tuple(SUITS[i // 13] for i in range(52))
@@ -116,9 +120,7 @@ ASCII_NAMES: tuple[str, ...] = tuple(
 UNICODE_NAMES: tuple[str, ...] = tuple(
     RANK_SYMBOLS[i % 13] + SUIT_SYMBOLS[i // 13] for i in range(52)
 )
-CARDS: tuple[Card, ...] = tuple(int.__new__(Card, i) for i in range(52))
-for _c in CARDS:
-    globals()[f"_C{int(_c)}"] = _c  # what pickles refer to
+CARDS: tuple[Card, ...] = _singletons(Card, ASCII_NAMES, UNICODE_NAMES, "_C")
 
 _BY_NAME: dict[str, Card] = {}
 for _c in CARDS:

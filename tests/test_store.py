@@ -13,7 +13,8 @@ import pytest
 from conftest import assert_one_line_error, count_games
 
 from arena.store import database as store_module
-from arena.store.database import APPLICATION_ID, SCHEMA_VERSION, Store, StoreError
+from arena.store.database import Store, StoreError
+from arena.store.schema import APPLICATION_ID, SCHEMA_VERSION
 
 pytestmark = pytest.mark.usefixtures("isolated")
 
@@ -152,7 +153,9 @@ def test_locked_database_is_one_line_store_error(tmp_path):
     holder.execute("BEGIN EXCLUSIVE")
     try:
         # Found at open or at the first write, depending on the journal mode.
-        with pytest.raises(StoreError, match=r"locked by another process \(another arena run\?\)") as info:
+        with pytest.raises(
+            StoreError, match=r"locked by another process \(another arena run\?\)"
+        ) as info:
             store = Store(path, timeout=0.05)
             store.start_run("locked", {"games": 1})
         assert "\n" not in str(info.value)
@@ -285,4 +288,47 @@ def test_database_from_before_runs_kept_their_isolation_still_opens_shows_and_re
     assert store.unfinished_runs()[0].id == new
     assert store.unfinished_runs()[0].settings == {"isolation": "shared"}
     assert store.unfinished_runs()[0].config == {"games": 2}
+    store.close()
+
+
+# --- writing batches ------------------------------------------------------------------------------
+
+
+class RatingsThatBreak(dict):
+    """Ratings that fail to be read after the games are inserted, as an interruption would."""
+
+    def items(self):
+        raise KeyboardInterrupt
+
+
+def test_a_batch_is_stored_whole_or_not_at_all(tmp_path):
+    """Games, seats, placings, faults and ratings of a batch go in one transaction: a batch broken
+    off part-way leaves nothing (a resumed run starts after the last whole batch), and the next
+    batch is stored whole, faults and all."""
+    from arena.referee.table import Fault, GameOutcome
+
+    outcome = GameOutcome(
+        game="twenty-down", seed="s1", bots=("a", "b"), scores=(3, 9), ranks=(2, 1),
+        engine_ranks=(2, 1), faults=(1, 0), forfeits=(False, False),
+        fault_log=[Fault(0, 4, "illegal", "not a legal action")], decisions=12, seconds=0.5,
+        record=b"rec",
+    )  # fmt: skip
+    store = Store(tmp_path / "batches.db")
+    run = store.start_run("seed", {"games": 1})
+    batch = [(0, 0, outcome, outcome.placings())]
+    with pytest.raises(KeyboardInterrupt):
+        store.save_batch(run, batch, "twenty-down", RatingsThatBreak(a=(1.0, 2.0, 3.0, 4.0)))
+    assert store.games_done(run, "twenty-down") == 0
+    assert store.recent_games() == [] and store.rated_games() == []
+
+    store.save_batch(run, batch, "twenty-down", {"a": (1.0, 2.0, 3.0, 4.0)})
+    assert store.games_done(run, "twenty-down") == 1
+    assert store.rating_states("twenty-down") == {"a": (1.0, 2.0)}
+    (game,) = store.recent_games()
+    assert (game["run_id"], game["idx"], game["seed"], game["record"]) == (run, 0, "s1", b"rec")
+    assert [(s["bot"], s["rank"], s["faults"]) for s in game["seats"]] == [("a", 2, 1), ("b", 1, 0)]
+    assert game["fault_log"] == [
+        {"seat": 0, "decision": 4, "kind": "illegal", "message": "not a legal action"}
+    ]
+    assert store.head_to_head("twenty-down") == [("a", "b", 0, 0, 1), ("b", "a", 1, 0, 0)]
     store.close()

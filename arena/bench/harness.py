@@ -19,7 +19,6 @@ from pathlib import Path
 from arena.bench.engines import bench_games, measure
 from arena.execution.process import wire
 from arena.plugins.loading import Registry, load_registry
-from arena.ratings import fast_trueskill
 from arena.ratings.trueskill import environment_for
 from arena.store.database import Store
 from arena.tournament.plan import GamePlan, Tournament
@@ -82,7 +81,6 @@ def run_bench(
 ) -> dict:
     figures: dict = {}
     if harness:
-        echo(f"TrueSkill updates: {fast_trueskill.implementation()}")
         echo(f"Observations for bot processes diffed in: {wire.implementation()}")
     for game_class in bench_games():
         game = game_class()

@@ -21,12 +21,8 @@ are equal (``==``) to the package's, and they raise the package's exceptions
 where it does. Anything else (a callable draw probability, another backend, a subclass that
 overrides the algorithm) is handed to ``env.rate`` itself.
 
-The message passing itself (:func:`_rate_python`, the reference) is also written in C, in the
-optional extension ``arena.ratings._trueskill_c`` built at install time when a C compiler is present: the
-same operations in the same order, hence the same doubles, five to ten times faster. It is used
-when built, unless ``ARENA_PURE_PYTHON_TRUESKILL=1`` or :func:`use_c_extension` says otherwise
-(:func:`implementation` tells which runs). Wherever the Python code would raise, or meets numbers
-the C code does not check for, the C code hands the game back to the Python code.
+(A C transcription once ran beside this code; whole runs were no faster with it, rating being a
+few per cent of a game's cost, so it was removed: see issue 12.)
 
 How the graph maps onto floats, for players ``0..n-1`` sorted by rank (``D_j`` is the
 performance difference between sorted players ``j`` and ``j + 1``)::
@@ -42,7 +38,7 @@ incremental sums round differently from a fresh product, so every value and ever
 kept here as the package keeps it (``*p`` precision, ``*t`` precision-adjusted mean). The zeros
 the package adds (``0 + x``: a fresh Variable, a sum that starts at ``0``) are added here too,
 as ``0.0 + x`` (the same operation: the int is converted first); they turn ``-0.0`` into ``0.0``.
-Multiplications by the coefficients ``1`` and ``-1`` are exact and are left out.
+Multiplications by the coefficients ``1`` and ``-1`` are exact: left out, or written ``sign * y``.
 """
 
 from __future__ import annotations
@@ -53,17 +49,7 @@ from math import exp, sqrt
 import trueskill
 from trueskill import backends as _backends
 
-from arena import c_extensions
-
-# Bumped with every change to _rate_python, and in arena/ratings/_trueskill_c.c with the same change: an
-# extension built from older sources (a checkout updated without reinstalling) is not used.
-_TRANSCRIPTION = 1
-
-_trueskill_c = c_extensions.load("arena.ratings._trueskill_c", _TRANSCRIPTION)
-
-__all__ = ["implementation", "rate_free_for_all", "rate_ratings", "use_c_extension"]
-
-PURE_PYTHON_VARIABLE = "ARENA_PURE_PYTHON_TRUESKILL"
+__all__ = ["rate_free_for_all", "rate_ratings"]
 
 _INF = float("inf")
 # TrueSkill.rate's default min_delta (bound when the package was imported).
@@ -109,10 +95,6 @@ def _cdf(x):
         )
     )
     return 0.5 * (2.0 - r if y < 0 else r)
-
-
-def _pdf(x):
-    return _PDF_SCALE * exp(-(x**2 / 2))
 
 
 # What the package's methods must be for the transcription to hold.
@@ -179,16 +161,17 @@ _step_cache: dict[int, tuple] = {}
 def _steps(team_diff_len):
     """One iteration of run_schedule's loop for ``team_diff_len`` differences.
 
-    ``(x, up)``: send D_x's sum factor down, the truncation up, then the sum factor up to the
-    right term (``up == 1``), to the left term (``up == 0``) or nowhere (``up == -1``, two teams).
+    ``(x, x + 1, up)``: send D_x's sum factor down, the truncation up, then the sum factor up to
+    the right term (``up == 1``), to the left term (``up == 0``) or nowhere (``up == -1``, two
+    teams).
     """
     steps = _step_cache.get(team_diff_len)
     if steps is None:
         if team_diff_len == 1:
-            steps = ((0, -1),)
+            steps = ((0, 1, -1),)
         else:
-            steps = tuple((x, 1) for x in range(team_diff_len - 1)) + tuple(
-                (x, 0) for x in range(team_diff_len - 1, 0, -1)
+            steps = tuple((x, x + 1, 1) for x in range(team_diff_len - 1)) + tuple(
+                (x, x + 1, 0) for x in range(team_diff_len - 1, 0, -1)
             )
         _step_cache[team_diff_len] = steps
     return steps
@@ -273,68 +256,56 @@ _Rating = trueskill.Rating
 _new_rating = object.__new__
 
 
-# The C extension's rate(), or None for the pure-Python code; see use_c_extension().
-_rate_c = None
-
-
-def use_c_extension(enabled: bool = True) -> bool:
-    """Rate with the C extension (when it is built) or, ``enabled=False``, in pure Python.
-
-    Returns whether the C extension is now in use. At import it is used unless the environment
-    variable ``ARENA_PURE_PYTHON_TRUESKILL`` is set to anything but ``0`` or nothing.
-    """
-    global _rate_c
-    _rate_c = _trueskill_c.rate if enabled and _trueskill_c is not None else None
-    return _rate_c is not None
-
-
-def implementation() -> str:
-    """Which code rates games: the C extension or the pure-Python reference."""
-    return "C extension (arena.ratings._trueskill_c)" if _rate_c is not None else "pure Python"
-
-
-use_c_extension(c_extensions.wanted(PURE_PYTHON_VARIABLE))
-
-
 def _rate(settings, pis, taus, ranks, env):
-    """:func:`_rate_python`, in C when the extension is in use and handles the case.
-
-    The C code gives the same doubles; wherever the Python code would raise or meets numbers
-    outside what the C code checks for, the C code returns None and the Python code runs.
-    """
-    if _rate_c is not None:
-        result = _rate_c(pis, taus, ranks, *settings, _MIN_DELTA)
-        if result is not None:
-            return result
-    return _rate_python(settings, pis, taus, ranks, env)
-
-
-def _rate_python(settings, pis, taus, ranks, env):
     """TrueSkill.rate on one-player teams given as Gaussians (pi, tau), in input order.
 
     Returns ``[(float(var.mu), float(var.sigma)), ...]`` for each player's rating variable in
     input order: the arguments TrueSkill.rate gives ``Rating`` for the result.
     """
-    n = len(pis)
     variance, dynamic2, draw_margin = settings
-
     # TrueSkill.rate: a stable sort by rank (the same keys in the same order give the same
     # permutation as sorting the (index, (group, rank, weights)) tuples by rank).
-    order = sorted(range(n), key=ranks.__getitem__)
+    order = sorted(range(len(pis)), key=ranks.__getitem__)
     sorted_ranks = [ranks[i] for i in order]
+    down, Tp, Tt = _send_down(order, pis, taus, variance, dynamic2)
+    ties = [sorted_ranks[x] == sorted_ranks[x + 1] for x in range(len(order) - 1)]
+    try:
+        _difference_layer(Tp, Tt, ties, draw_margin)
+    except _Unrateable:
+        raise trueskill._floating_point_error(env) from None
+    return _send_up(order, down, Tp, Tt, variance)
 
-    # The gray arrows: prior, likelihood and team-sum factors sent down, player by player.
-    prior_p = [0.0] * n  # R's value after the prior (its message from the likelihood is 0)
-    prior_t = [0.0] * n
-    perf_msg_p = [0.0] * n  # P's message from the likelihood factor
-    perf_msg_t = [0.0] * n
-    team_msg_p = [0.0] * n  # T's message from its team-sum factor
-    team_msg_t = [0.0] * n
-    Tp = [0.0] * n  # T's value
-    Tt = [0.0] * n
-    for k, i in enumerate(order):
+
+def _sum_of_two(ap, at, bp, bt, b_sign):
+    """The message ``(pi, tau)`` a two-term SumFactor with coefficients ``1`` and ``b_sign``
+    (``1.0`` or ``-1.0``) sends, from each term's value divided by its message to the factor.
+
+    SumFactor.update: mu = 0; pi_inv = 0; for each term: mu += coeff * div.mu;
+    pi_inv += coeff ** 2 / div.pi (inf on division by zero, and no more additions once inf);
+    pi = 1. / pi_inv; tau = pi * mu. ``b_sign * y`` is ``y`` or ``-y`` exactly, ``a + -y`` is
+    ``a - y`` in IEEE 754, and ``(-1.0) ** 2 / d`` is ``1.0 / d``.
+    """
+    m = (0.0 + (ap and at / ap)) + b_sign * (bp and bt / bp)
+    pi_inv = 0.0 + 1.0 / ap if ap else _INF
+    if pi_inv != _INF:
+        pi_inv = pi_inv + 1.0 / bp if bp else _INF
+    p = 1.0 / pi_inv
+    return p, p * m
+
+
+def _send_down(order, pis, taus, variance, dynamic2):
+    """The gray arrows: prior, likelihood and team-sum factors sent down, player by player in
+    rank ``order``.
+
+    Returns, per sorted player, the messages the arrows up read again (R's value after the
+    prior, P's message from the likelihood, T's message from its team sum: ``(p0, t0, mp, mt,
+    p, t)``), and the lists of T's values (pi, tau) that the difference layer updates.
+    """
+    down = []
+    Tp = []
+    Tt = []
+    for i in order:
         pi = pis[i]
-        tau = taus[i]
         # PriorFactor.down, reading the rating's .mu and .sigma properties:
         # Gaussian(val.mu, sqrt(val.sigma ** 2 + dynamic ** 2)), set as R's
         # value by update_value (the message it leaves is not read again).
@@ -342,169 +313,142 @@ def _rate_python(settings, pis, taus, ranks, env):
         if s == 0:
             raise ValueError("sigma**2 should be greater than 0")
         p0 = s**-2
-        t0 = p0 * (pi and tau / pi)
-        prior_p[k] = p0
-        prior_t[k] = t0
+        t0 = p0 * (pi and taus[i] / pi)
         # LikelihoodFactor.down: msg = R / R[lik] = (p0 - 0, t0 - 0); a = 1 / (1 + variance * pi).
         a = 1.0 / (1.0 + variance * p0)
         mp = a * p0
         mt = a * t0
-        perf_msg_p[k] = mp
-        perf_msg_t[k] = mt
-        # update_message on the fresh P: (0 - 0) + message.
+        # update_message on the fresh P: (0 - 0) + message, then SumFactor(T, [P], (1,)).down:
+        # div = P / P[sum] = (pp - 0, pt - 0); mu = 0 + 1 * div.mu; pi_inv = 0 + 1 ** 2 / div.pi.
         pp = 0.0 + mp
-        pt = 0.0 + mt
-        # SumFactor(T, [P], (1,)).down: div = P / P[sum] = (pp - 0, pt - 0);
-        # mu = 0 + 1 * div.mu; pi_inv = 0 + 1 ** 2 / div.pi; pi = 1. / pi_inv.
-        m = 0.0 + (pp and pt / pp)
-        try:
-            pi_inv = 0.0 + 1.0 / pp
-        except ZeroDivisionError:
-            pi_inv = _INF
-        p = 1.0 / pi_inv
-        t = p * m
-        team_msg_p[k] = p
-        team_msg_t[k] = t
-        Tp[k] = 0.0 + p
-        Tt[k] = 0.0 + t
+        p = 1.0 / (0.0 + 1.0 / pp if pp else _INF)
+        t = p * (0.0 + (pp and (0.0 + mt) / pp))
+        down.append((p0, t0, mp, mt, p, t))
+        Tp.append(0.0 + p)
+        Tt.append(0.0 + t)
+    return down, Tp, Tt
 
-    # Arrows 1, 2, 3: the difference layer, iterated.
+
+def _send_up(order, down, Tp, Tt, variance):
+    """The rest of the black arrows: every team-sum factor up (into P), then every likelihood
+    factor up (into R). Each player's chain is independent of the others'.
+
+    Returns what TrueSkill.rate makes each new Rating of, ``(float(var.mu), float(var.sigma))``
+    of R, unsorted back to input order.
+    """
+    result: list = [None] * len(order)
+    for i, (p0, t0, perf_p, perf_t, team_p, team_t), tp, tt in zip(
+        order, down, Tp, Tt, strict=True
+    ):
+        # SumFactor(T, [P], (1,)).up(0): coeffs [1.0], div = T / T[sum]: as in _send_down.
+        dp = tp - team_p
+        p = 1.0 / (0.0 + 1.0 / dp if dp else _INF)
+        t = p * (0.0 + (dp and (tt - team_t) / dp))
+        # update_message on P (its message from the sum was 0): (P - 0) + message.
+        pp = (0.0 + perf_p) + p
+        pt = (0.0 + perf_t) + t
+        # LikelihoodFactor.up: msg = P / P[lik]; R = (R - 0) + a * msg.
+        mp = pp - perf_p
+        a = 1.0 / (1.0 + variance * mp)
+        p = p0 + a * mp
+        t = t0 + a * (pt - perf_t)
+        result[i] = (float(p and t / p), float(sqrt(1 / p) if p else _INF))
+    return result
+
+
+def _difference_layer(Tp, Tt, ties, draw_margin):
+    """Arrows 1, 2, 3: the performance differences D_0 .. D_L-1 between neighbours in rank order
+    and their sum and truncation factors, iterated as run_schedule does; then the sum factors at
+    both ends send up: team_diff_layer[0].up(0), then team_diff_layer[L - 1].up(1). Updates the
+    team performances T (``Tp``, ``Tt``) in place; ``ties[x]``: sorted players x and x + 1 have
+    the same rank.
+    """
+    n = len(Tp)
     L = n - 1
-    tie = [sorted_ranks[x] == sorted_ranks[x + 1] for x in range(L)]
-    left_p = [0.0] * n  # T_i's message from D_{i-1}'s sum factor
-    left_t = [0.0] * n
-    right_p = [0.0] * n  # T_i's message from D_i's sum factor
-    right_t = [0.0] * n
-    Dp = [0.0] * L  # D's value
-    Dt = [0.0] * L
-    sum_p = [0.0] * L  # D's message from its sum factor
-    sum_t = [0.0] * L
-    trunc_p = [0.0] * L  # D's message from its truncation factor
-    trunc_t = [0.0] * L
-    single = L == 1
-    steps = _steps(L)
-    cdf = _cdf
-    pdf = _pdf
+    # T_i's messages from D_{i-1}'s sum factor (left) and from D_i's (right).
+    teams = (Tp, Tt, [0.0] * n, [0.0] * n, [0.0] * n, [0.0] * n)
+    # D's value and its messages from its sum factor and from its truncation factor.
+    differences = ([0.0] * L, [0.0] * L, [0.0] * L, [0.0] * L, [0.0] * L, [0.0] * L)
+    _iterate(_steps(L), ties, teams, differences, draw_margin)
+    Tp, Tt, left_p, left_t, right_p, right_t = teams
+    Dp, Dt, sum_p, sum_t = differences[:4]
+    # up(0) at D_0: coefficients [1, 1], terms [D_0, T_1], into T_0.
+    p, t = _sum_of_two(
+        Dp[0] - sum_p[0], Dt[0] - sum_t[0], Tp[1] - left_p[1], Tt[1] - left_t[1], 1.0
+    )
+    Tp[0] = (Tp[0] - right_p[0]) + p
+    Tt[0] = (Tt[0] - right_t[0]) + t
+    right_p[0] = p
+    right_t[0] = t
+    # up(1) at D_L-1: coefficients [1, -1], terms [T_L-1, D_L-1], into T_L.
+    x = L - 1
+    p, t = _sum_of_two(
+        Tp[x] - right_p[x], Tt[x] - right_t[x], Dp[x] - sum_p[x], Dt[x] - sum_t[x], -1.0
+    )
+    Tp[L] = (Tp[L] - left_p[L]) + p
+    Tt[L] = (Tt[L] - left_t[L]) + t
+
+
+def _iterate(steps, ties, teams, differences, draw_margin):
+    """run_schedule's loop over the difference layer (one iteration is ``steps``, see _steps),
+    until no message changes by more than min_delta, at most ten times.
+
+    The innermost loop of rating: the sum factors are written out here, not called (see
+    :func:`_sum_of_two` for what they compute and why it equals the package's).
+    """
+    Tp, Tt, left_p, left_t, right_p, right_t = teams
+    Dp, Dt, sum_p, sum_t, trunc_p, trunc_t = differences
+    single = len(ties) == 1
+    inf = _INF
     for _ in range(10):
         delta = 0
-        for x, up in steps:
-            x1 = x + 1
-            # SumFactor(D_x, [T_x, T_x+1], [+1, -1]).down. SumFactor.update:
-            #   mu = 0; pi_inv = 0; for each term: div = var / var[factor];
-            #   mu += coeff * div.mu; pi_inv += coeff ** 2 / div.pi (inf on division by zero,
-            #   and no more additions once inf); pi = 1. / pi_inv; tau = pi * mu.
-            # coeff * y is y or -y exactly, and a + -b is a - b in IEEE 754.
-            # T_x / T_x[D_x's sum] (div0) and T_x+1 / T_x+1[D_x's sum] (div1) do not change
-            # before this step's up(), which reuses them.
-            d0p = Tp[x] - right_p[x]
-            d0t = Tt[x] - right_t[x]
-            mu0 = d0p and d0t / d0p  # Gaussian.mu
-            try:
-                inv0 = 0.0 + 1.0 / d0p
-            except ZeroDivisionError:
-                inv0 = _INF
-            d1p = Tp[x1] - left_p[x1]
-            d1t = Tt[x1] - left_t[x1]
-            mu1 = d1p and d1t / d1p
-            m = (0.0 + mu0) - mu1
-            pi_inv = inv0
-            if pi_inv != _INF:
-                try:
-                    pi_inv += 1.0 / d1p
-                except ZeroDivisionError:
-                    pi_inv = _INF
-            p = 1.0 / pi_inv
-            t = p * m
+        for x, x1, up in steps:
+            # a = T_x / T_x[D_x's sum] and b = T_x+1 / T_x+1[D_x's sum]: neither changes
+            # before this step's up().
+            ap = Tp[x] - right_p[x]
+            bp = Tp[x1] - left_p[x1]
+            mu_a = 0.0 + (ap and (Tt[x] - right_t[x]) / ap)
+            mu_b = bp and (Tt[x1] - left_t[x1]) / bp
+            inv_a = 0.0 + 1.0 / ap if ap else inf
+            # SumFactor(D_x, [T_x, T_x+1], [+1, -1]).down
+            p = 1.0 / (inv_a if inv_a == inf else inv_a + 1.0 / bp if bp else inf)
+            t = p * (mu_a - mu_b)
             vp = (Dp[x] - sum_p[x]) + p
             vt = (Dt[x] - sum_t[x]) + t
             sum_p[x] = p
             sum_t[x] = t
-
-            # TruncateFactor(D_x).up
-            divp = vp - trunc_p[x]
-            divt = vt - trunc_t[x]
-            sqrt_pi = sqrt(divp)
-            diff = divt / sqrt_pi
-            margin = draw_margin * sqrt_pi
-            if tie[x]:
-                # v_draw(diff, margin), then w_draw(diff, margin), which calls
-                # v_draw(abs(diff), margin): the same a, b, denom and numer, sign +1.
-                abs_diff = abs(diff)
-                a = margin - abs_diff
-                b = -margin - abs_diff
-                denom = cdf(a) - cdf(b)
-                pdf_b = pdf(b)
-                pdf_a = pdf(a)
-                numer = pdf_b - pdf_a
-                v = (numer / denom) if denom else a
-                if not denom:
-                    raise trueskill._floating_point_error(env)
-                w = v**2 + (a * pdf_a - b * pdf_b) / denom
-                v = v * (-1 if diff < 0 else +1)
-            else:
-                # v_win(diff, margin), then w_win, which calls v_win again (same value).
-                xx = diff - margin
-                denom = cdf(xx)
-                v = (pdf(xx) / denom) if denom else -xx
-                w = v * (v + xx)
-                if not 0 < w < 1:
-                    raise trueskill._floating_point_error(env)
-            denom = 1.0 - w
-            p = divp / denom
-            t = (divt + sqrt_pi * v) / denom
-            # update_value: message = value * old_message / self; delta; self = value.
+            # TruncateFactor(D_x).up; update_value: message = value * old_message / self;
+            # delta = max(|delta tau|, sqrt(|delta pi|)) (0 when pi changes by inf); self = value.
+            p, t = _truncate(vp - trunc_p[x], vt - trunc_t[x], draw_margin, ties[x])
             trunc_p[x] = (p + trunc_p[x]) - vp
             trunc_t[x] = (t + trunc_t[x]) - vt
+            Dp[x] = p
+            Dt[x] = t
             pi_delta = abs(vp - p)
-            if pi_delta == _INF:
+            if pi_delta == inf:
                 d = 0.0
             else:
                 d = abs(vt - t)
                 s = sqrt(pi_delta)
                 if s > d:  # max(d, s)
                     d = s
-            Dp[x] = p
-            Dt[x] = t
-            if single:
+            if single or d > delta:  # max(delta, d)
                 delta = d
-            elif d > delta:  # max(delta, d)
-                delta = d
-
-            if up == 1:
-                # SumFactor.up(1): coeffs [1.0, -1.0], terms [T_x, D_x], into T_x+1.
-                # The T_x term is div0 again (1.0 ** 2 / d == 1 / d).
-                dDp = p - sum_p[x]
-                dDt = t - sum_t[x]
-                m = (0.0 + mu0) - (dDp and dDt / dDp)
-                pi_inv = inv0
-                if pi_inv != _INF:
-                    try:
-                        pi_inv += 1.0 / dDp
-                    except ZeroDivisionError:
-                        pi_inv = _INF
-                p = 1.0 / pi_inv
-                t = p * m
+            if up == 1:  # SumFactor.up(1): coefficients [1, -1], terms [T_x, D_x], into T_x+1
+                dp = p - sum_p[x]
+                dt = t - sum_t[x]
+                p = 1.0 / (inv_a if inv_a == inf else inv_a + 1.0 / dp if dp else inf)
+                t = p * (mu_a - (dp and dt / dp))
                 Tp[x1] = (Tp[x1] - left_p[x1]) + p
                 Tt[x1] = (Tt[x1] - left_t[x1]) + t
                 left_p[x1] = p
                 left_t[x1] = t
-            elif up == 0:
-                # SumFactor.up(0): coeffs [1.0, 1.0], terms [D_x, T_x+1], into T_x.
-                # The T_x+1 term is div1 again.
-                dDp = p - sum_p[x]
-                dDt = t - sum_t[x]
-                m = (0.0 + (dDp and dDt / dDp)) + mu1
-                try:
-                    pi_inv = 0.0 + 1.0 / dDp
-                except ZeroDivisionError:
-                    pi_inv = _INF
-                if pi_inv != _INF:
-                    try:
-                        pi_inv += 1.0 / d1p
-                    except ZeroDivisionError:
-                        pi_inv = _INF
-                p = 1.0 / pi_inv
-                t = p * m
+            elif up == 0:  # SumFactor.up(0): coefficients [1, 1], terms [D_x, T_x+1], into T_x
+                dp = p - sum_p[x]
+                dt = t - sum_t[x]
+                inv = 0.0 + 1.0 / dp if dp else inf
+                p = 1.0 / (inv if inv == inf else inv + 1.0 / bp if bp else inf)
+                t = p * ((0.0 + (dp and dt / dp)) + mu_b)
                 Tp[x] = (Tp[x] - right_p[x]) + p
                 Tt[x] = (Tt[x] - right_t[x]) + t
                 right_p[x] = p
@@ -512,78 +456,39 @@ def _rate_python(settings, pis, taus, ranks, env):
         if delta <= _MIN_DELTA:
             break
 
-    # Up both ends: team_diff_layer[0].up(0), then team_diff_layer[L - 1].up(1).
-    d0p = Dp[0] - sum_p[0]
-    d0t = Dt[0] - sum_t[0]
-    d1p = Tp[1] - left_p[1]
-    d1t = Tt[1] - left_t[1]
-    m = 0.0 + (d0p and d0t / d0p)
-    m = m + (d1p and d1t / d1p)
-    try:
-        pi_inv = 0.0 + 1.0 / d0p
-    except ZeroDivisionError:
-        pi_inv = _INF
-    if pi_inv != _INF:
-        try:
-            pi_inv += 1.0 / d1p
-        except ZeroDivisionError:
-            pi_inv = _INF
-    p = 1.0 / pi_inv
-    t = p * m
-    Tp[0] = (Tp[0] - right_p[0]) + p
-    Tt[0] = (Tt[0] - right_t[0]) + t
-    right_p[0] = p
-    right_t[0] = t
 
-    x = L - 1
-    d0p = Tp[x] - right_p[x]
-    d0t = Tt[x] - right_t[x]
-    d1p = Dp[x] - sum_p[x]
-    d1t = Dt[x] - sum_t[x]
-    m = 0.0 + (d0p and d0t / d0p)
-    m = m - (d1p and d1t / d1p)
-    try:
-        pi_inv = 0.0 + 1.0 / d0p
-    except ZeroDivisionError:
-        pi_inv = _INF
-    if pi_inv != _INF:
-        try:
-            pi_inv += 1.0 / d1p
-        except ZeroDivisionError:
-            pi_inv = _INF
-    p = 1.0 / pi_inv
-    t = p * m
-    Tp[L] = (Tp[L] - left_p[L]) + p
-    Tt[L] = (Tt[L] - left_t[L]) + t
+class _Unrateable(Exception):
+    """A truncation the package cannot compute either: it raises its FloatingPointError."""
 
-    # The rest of the black arrows: every team-sum factor up (into P), then every likelihood
-    # factor up (into R). Each player's chain is independent of the others'.
-    final_p = [0.0] * n
-    final_t = [0.0] * n
-    for k in range(n):
-        # SumFactor(T, [P], (1,)).up(0): coeffs [1.0], div = T / T[sum].
-        dp = Tp[k] - team_msg_p[k]
-        dt = Tt[k] - team_msg_t[k]
-        m = 0.0 + (dp and dt / dp)
-        try:
-            pi_inv = 0.0 + 1.0 / dp
-        except ZeroDivisionError:
-            pi_inv = _INF
-        p = 1.0 / pi_inv
-        t = p * m
-        # update_message on P (its message from the sum was 0): (P - 0) + message.
-        pp = (0.0 + perf_msg_p[k]) + p
-        pt = (0.0 + perf_msg_t[k]) + t
-        # LikelihoodFactor.up: msg = P / P[lik]; R = (R - 0) + a * msg.
-        mp = pp - perf_msg_p[k]
-        mt = pt - perf_msg_t[k]
-        a = 1.0 / (1.0 + variance * mp)
-        final_p[k] = prior_p[k] + a * mp
-        final_t[k] = prior_t[k] + a * mt
 
-    # TrueSkill.rate: Rating(float(var.mu), float(var.sigma)), unsorted back to input order.
-    result: list = [None] * n
-    for k, i in enumerate(order):
-        p = final_p[k]
-        result[i] = (float(p and final_t[k] / p), float(sqrt(1 / p) if p else _INF))
-    return result
+def _truncate(divp, divt, draw_margin, tie):
+    """TruncateFactor.up: D's new value ``(pi, tau)`` from its value divided by the truncation's
+    message, for a draw (``tie``) or a win of the better-ranked player. (pdf(x) is written out as
+    ``_PDF_SCALE * exp(-(x**2 / 2))``, see above: this runs in the innermost loop.)"""
+    sqrt_pi = sqrt(divp)
+    diff = divt / sqrt_pi
+    margin = draw_margin * sqrt_pi
+    if tie:
+        # v_draw(diff, margin), then w_draw(diff, margin), which calls
+        # v_draw(abs(diff), margin): the same a, b, denom and numer, sign +1.
+        abs_diff = abs(diff)
+        a = margin - abs_diff
+        b = -margin - abs_diff
+        denom = _cdf(a) - _cdf(b)
+        pdf_b = _PDF_SCALE * exp(-(b**2 / 2))
+        pdf_a = _PDF_SCALE * exp(-(a**2 / 2))
+        v = ((pdf_b - pdf_a) / denom) if denom else a
+        if not denom:
+            raise _Unrateable
+        w = v**2 + (a * pdf_a - b * pdf_b) / denom
+        v = v * (-1 if diff < 0 else +1)
+    else:
+        # v_win(diff, margin), then w_win, which calls v_win again (same value).
+        xx = diff - margin
+        denom = _cdf(xx)
+        v = (_PDF_SCALE * exp(-(xx**2 / 2)) / denom) if denom else -xx
+        w = v * (v + xx)
+        if not 0 < w < 1:
+            raise _Unrateable
+    denom = 1.0 - w
+    return divp / denom, (divt + sqrt_pi * v) / denom

@@ -11,9 +11,10 @@ binary arrays (``encode_answers``): the worker reads only numbers and JSON from 
 never a pickle.
 
 The diff, applying it and the named tuples' pickling are also written in C, in the optional
-extension ``arena.execution.process._wire_c`` (built with ``arena._trueskill_c`` when a C compiler is present; the
-same results, object for object). It is used when built, unless ``ARENA_PURE_PYTHON_WIRE=1``
-or :func:`use_c_extension` says otherwise; :func:`implementation` tells which runs.
+extension ``arena.execution.process._wire_c`` (built at install time where a C compiler is
+present; the same results, object for object). It is used when built, unless
+``ARENA_PURE_PYTHON_WIRE=1`` or :func:`use_c_extension` says otherwise; :func:`implementation`
+tells which runs.
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ from arena import c_extensions
 from arena.cards import CARDS, SUITS
 from arena.games.base import Observation, _rebuild_observation
 
-# Bumped with every change of meaning of the Python code below that arena/execution/process/_wire_c.c repeats, and
-# there with the same change: an extension built from older sources is not used.
+# Bumped with every change of meaning of the Python code below that _wire_c.c (next to this file)
+# repeats, and there with the same change: an extension built from older sources is not used.
 _C_TRANSCRIPTION = 1
 
 _wire_c = c_extensions.load("arena.execution.process._wire_c", _C_TRANSCRIPTION)

@@ -1,0 +1,196 @@
+"""What an arena database file holds, and opening one: checked, created or brought up to date.
+
+A file that is not ours, corrupt, locked, read-only or from a newer arena is reported with one
+clear line (``StoreError``) and never overwritten. Files made before runs kept their ``settings``
+get the column when opened for writing (older arenas ignore it, so the schema version stays);
+opened for reading only, they are read without it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+SCHEMA_VERSION = 1
+APPLICATION_ID = 0x4152454E  # "AREN": marks the file as an arena database
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY,
+    created REAL NOT NULL,
+    seed TEXT NOT NULL,
+    config TEXT NOT NULL,
+    status TEXT NOT NULL,
+    settings TEXT  -- JSON, how the run is played (NULL in runs stored before it existed)
+);
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY,
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    game TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    board INTEGER NOT NULL,
+    seed TEXT NOT NULL,
+    players INTEGER NOT NULL,
+    decisions INTEGER NOT NULL,
+    seconds REAL NOT NULL,
+    finished REAL NOT NULL,
+    record BLOB,
+    UNIQUE (run_id, game, idx)
+);
+CREATE TABLE IF NOT EXISTS seats (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    seat INTEGER NOT NULL,
+    bot TEXT NOT NULL,
+    score INTEGER NOT NULL,
+    rank INTEGER NOT NULL,
+    faults INTEGER NOT NULL,
+    forfeit INTEGER NOT NULL,
+    PRIMARY KEY (game_id, seat)
+);
+CREATE TABLE IF NOT EXISTS placings (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    game TEXT NOT NULL,
+    bot TEXT NOT NULL,
+    place REAL NOT NULL,
+    PRIMARY KEY (game_id, bot)
+);
+CREATE INDEX IF NOT EXISTS placings_by_game ON placings (game, bot);
+CREATE TABLE IF NOT EXISTS faults (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    seat INTEGER NOT NULL,
+    decision INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    message TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS ratings (
+    game TEXT NOT NULL,
+    bot TEXT NOT NULL,
+    mu REAL NOT NULL,
+    sigma REAL NOT NULL,
+    pi REAL NOT NULL,  -- the exact state of the rating: mu and sigma alone lose the last bit
+    tau REAL NOT NULL,
+    PRIMARY KEY (game, bot)
+);
+"""
+
+# The columns of a game's row, in the order the table has them.
+GAME_COLUMNS = ("id", "run_id", "game", "idx", "board", "seed", "players", "decisions", "seconds",
+                "finished", "record")  # fmt: skip
+TABLES = ("faults", "placings", "seats", "games", "ratings", "runs")  # children before parents
+
+
+class StoreError(Exception):
+    """The database cannot be used; the message is one line for the user."""
+
+
+def explain(exc: sqlite3.Error, path: Path) -> str:
+    """One line for the user about an SQLite error on the file ``path``."""
+    text = str(exc)
+    if "locked" in text or "busy" in text:
+        return (
+            f"{path}: the database is locked by another process (another arena run?); "
+            "wait for it or use --db"
+        )
+    if "readonly" in text or "read-only" in text:
+        return f"{path}: the database is read-only; make it writable or use --db"
+    if "not a database" in text or "malformed" in text or "corrupt" in text:
+        return f"{path}: not a valid arena database (corrupt or another kind of file); use --db"
+    if "unable to open" in text:
+        return f"{path}: cannot open the database file (check the folder exists and is writable)"
+    return f"{path}: database error: {text}"
+
+
+@contextmanager
+def transaction(db: sqlite3.Connection) -> Iterator[None]:
+    """One write transaction, taken at once (no other writer can slip in), rolled back on any
+    error or interruption."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+
+
+def connect(path: Path, create: bool, timeout: float) -> tuple[sqlite3.Connection, bool]:
+    """The open, checked database at ``path`` (made if new, when ``create``), and whether its
+    runs table has the settings column. Raises StoreError, or sqlite3.Error and OSError for the
+    caller to explain; the connection is closed then."""
+    if not path.exists() and not create:
+        raise StoreError(f"{path}: no database yet (run `arena run` first)")
+    db = None
+    try:
+        if create:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(path, timeout=timeout, isolation_level=None)
+        db.execute("PRAGMA foreign_keys = ON")
+        _check_or_create(db, path)
+        if create:
+            _check_intact(db, path)
+            _check_writable(db)
+            # WAL: a commit costs no fsync of the whole file, and a killed process loses
+            # nothing that was committed.
+            db.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA synchronous = NORMAL")
+        return db, _has_run_settings(db, add=create)
+    except BaseException:
+        if db is not None:
+            db.close()
+        raise
+
+
+def _check_or_create(db: sqlite3.Connection, path: Path) -> None:
+    """An arena database this arena can read, or a new one in an empty file."""
+    tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if not tables:
+        with transaction(db):
+            for statement in SCHEMA.split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            db.execute(
+                "INSERT INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
+            )
+        return
+    row = None
+    if db.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID and "meta" in tables:
+        row = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+    if row is None:
+        raise StoreError(f"{path}: this SQLite file is not an arena database; use --db")
+    version = int(row[0])
+    if version > SCHEMA_VERSION:
+        raise StoreError(
+            f"{path}: made by a newer arena (schema {version}, this one reads "
+            f"{SCHEMA_VERSION}); upgrade arena or use --db"
+        )
+
+
+def _has_run_settings(db: sqlite3.Connection, add: bool) -> bool:
+    """Whether the runs table has its settings column, given to an older file's when ``add``."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(runs)")}
+    if "settings" in columns:
+        return True
+    if add:
+        db.execute("ALTER TABLE runs ADD COLUMN settings TEXT")
+    return add
+
+
+def _check_intact(db: sqlite3.Connection, path: Path) -> None:
+    """A damaged file is found before a run writes to it, not after its games are played."""
+    row = db.execute("PRAGMA quick_check(1)").fetchone()
+    if row is None or row[0] != "ok":
+        detail = " ".join(str(row[0]).replace("*", "").split()) if row else "no answer"
+        raise StoreError(f"{path}: not a valid arena database (damaged: {detail}); use --db")
+
+
+def _check_writable(db: sqlite3.Connection) -> None:
+    """Fail now, not after the first game, if the file cannot be written."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        db.execute("UPDATE meta SET value = value WHERE key = 'schema_version'")
+    finally:
+        db.execute("ROLLBACK")
