@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from itertools import chain, repeat
 from pathlib import Path
 
-from arena.referee.table import GameOutcome
+from arena.referee.outcome import GameOutcome
 
 SCHEMA_VERSION = 1
 APPLICATION_ID = 0x4152454E  # "AREN": marks the file as an arena database

@@ -609,7 +609,7 @@ def verify_game(info: dict, record: dict, games: dict[str, type[Game]]) -> list[
     returns the lines to print.
     """
     from arena.games.base import replay
-    from arena.referee.table import ranks_with_forfeits
+    from arena.referee.outcome import ranks_with_forfeits
 
     lines = []
     state = replay(record, games)
