@@ -27,10 +27,9 @@ import mmap
 import os
 import resource
 import sys
-import time
 from array import array
 
-from arena.execution.lifeline import die_with_parent
+from arena.execution.child_process import die_with_parent
 from arena.execution.process.sandbox import no_memory_access, signal_only_self
 from arena.execution.process.wire import (
     FAULT,
@@ -43,8 +42,9 @@ from arena.execution.process.wire import (
     fields_getter,
 )
 from arena.plugins.loading import load_bot_alone
-from arena.referee.clock import INF, get_watchdog
-from arena.referee.table import _NO_ANSWER, _describe, classify
+from arena.referee.clock import timed_act, timed_call
+from arena.referee.faults import describe
+from arena.referee.watchdog import get_watchdog
 
 CONFIG_ENV = "ARENA_BOTHOST"
 
@@ -91,44 +91,15 @@ class Host:
         while view:
             view = view[os.write(self.reply_fd, view) :]
 
-    def timed(self, function, *args):
+    def timed(self, function, argument=None) -> tuple[str, object, float]:
         """Run bot code under the time limit -> (status, value, seconds)."""
-        watchdog = self.watchdog
-        clock = time.perf_counter
-        start = clock()
-        watchdog.deadline = start + self.move_time
-        try:
-            value = function(*args)
-            watchdog.deadline = INF
-        except BaseException as exc:  # SystemExit and KeyboardInterrupt from a bot are faults
-            kind, message = classify(exc, _NO_ANSWER, self.move_time)
-            watchdog.deadline = INF
-            return kind, message, clock() - start
-        return "ok", value, clock() - start
+        kind, value, seconds = timed_call(self.watchdog, self.move_time, function, argument)
+        return kind or "ok", value, seconds
 
     def act(self, bot, observation) -> tuple[str, object, float]:
         legal = list(observation.legal_actions)  # the bot may change the one it is given
-        watchdog = self.watchdog
-        clock = time.perf_counter
-        answer = _NO_ANSWER
-        start = clock()
-        watchdog.deadline = start + self.move_time
-        try:
-            answer = bot.act(observation)
-            index = legal.index(answer)
-            watchdog.deadline = INF
-        except BaseException as exc:
-            kind, message = classify(exc, answer, self.move_time)
-            watchdog.deadline = INF
-            return kind, message, clock() - start
-        seconds = clock() - start
-        if seconds > self.move_time:
-            return (
-                "timeout",
-                f"answered after {seconds:.3f} s (limit {self.move_time:g} s)",
-                seconds,
-            )
-        return "ok", index, seconds
+        kind, value, seconds = timed_act(self.watchdog, self.move_time, bot.act, observation, legal)
+        return kind or "ok", value, seconds
 
     def serve(self, command_fd: int) -> None:
         decoder = CommandDecoder()
@@ -241,7 +212,7 @@ def main() -> None:
         host = Host(config)
     except BaseException as exc:
         data = encode_answers(
-            array("i", [FAULT]), array("d", [0.0]), [[0, "broken", _describe(exc)[:MAX_DESCRIPTION]]]
+            array("i", [FAULT]), array("d", [0.0]), [[0, "broken", describe(exc)[:MAX_DESCRIPTION]]]
         )
         os.write(int(config["reply_fd"]), data)
         return

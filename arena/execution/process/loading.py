@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 from arena.bot import Bot
-from arena.execution.lifeline import child_environment
+from arena.execution.child_process import child_environment
 from arena.plugins.loading import BotSpec, Loader, Registry, load_file, load_registry
 
 CONFIG_ENV = "ARENA_PROBE"
@@ -294,7 +294,7 @@ def _load(path: str) -> dict:
 
 
 def main() -> None:
-    from arena.execution.lifeline import die_with_parent
+    from arena.execution.child_process import die_with_parent
     from arena.execution.process.sandbox import no_memory_access, signal_only_self
 
     config = json.loads(os.environ.pop(CONFIG_ENV))
