@@ -34,11 +34,7 @@ def timed_call(
         value = function() if argument is None else function(argument)
         watchdog.deadline = INF
     except BaseException as exc:  # SystemExit and KeyboardInterrupt from a bot are faults
-        kind, message = classify(exc, NO_ANSWER, limit)
-        watchdog.deadline = INF
-        if interrupt is not None:
-            interrupt.pass_on(exc)
-        return kind, message, _clock() - start
+        return _fault(exc, NO_ANSWER, watchdog, limit, start, interrupt)
     seconds = _clock() - start
     if seconds > limit:
         return "timeout", late(seconds, limit), seconds
@@ -63,12 +59,17 @@ def timed_act(
         index = legal.index(answer)
         watchdog.deadline = INF
     except BaseException as exc:
-        kind, message = classify(exc, answer, limit)
-        watchdog.deadline = INF
-        if interrupt is not None:
-            interrupt.pass_on(exc)
-        return kind, message, _clock() - start
+        return _fault(exc, answer, watchdog, limit, start, interrupt)
     seconds = _clock() - start
     if seconds > limit:
         return "timeout", late(seconds, limit), seconds
     return None, index, seconds
+
+
+def _fault(exc, answer, watchdog: Watchdog, limit, start, interrupt) -> tuple[str, str, float]:
+    # Classified before the deadline is disarmed: describing runs the bot's own code.
+    kind, message = classify(exc, answer, limit)
+    watchdog.deadline = INF
+    if interrupt is not None:
+        interrupt.pass_on(exc)
+    return kind, message, _clock() - start

@@ -1,7 +1,8 @@
 """What counts as a fault, how it is described, and the book of faults and forfeits of one game.
 
 Every way a bot can fail is classified here, once, for every mode: in this process, in a bot's own
-process (``execution/process/bot_host``), and by a game worker that sees a bot's process die or hang.
+process (``execution.process.bot_host``), and by a game worker that sees a bot's process die or
+hang.
 """
 
 from __future__ import annotations

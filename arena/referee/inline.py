@@ -1,4 +1,4 @@
-"""``play_game``: one game refereed in this process, each bot asked directly with the referee's clock.
+"""``play_game``: one game refereed in this process, bots asked directly, on the referee's clock.
 
 The hottest code of arena (a few hundred thousand decisions a second): the loop keeps what it
 needs in local variables and leaves every rule — forfeits due, fallbacks, faults, the record — to
@@ -32,7 +32,7 @@ def play_game(
     seat_move_time: dict[int, float] | None = None,
     interrupt: Interrupt | None = None,
 ) -> GameOutcome:
-    """Play one game. ``bots`` holds one zero-argument factory per seat (usually ``BotSpec.create``).
+    """Play one game. ``bots`` holds one zero-argument factory per seat (often ``BotSpec.create``).
 
     ``seat_move_time`` overrides ``move_time`` for some seats (``arena play``: a person has no
     time limit, ``{seat: math.inf}``). ``interrupt``: the run's Ctrl-C flag; a KeyboardInterrupt
@@ -56,7 +56,9 @@ def play_game(
             continue
         if tracker is not None:
             tracker.enter(seat, 0)
-        players[seat], acts[seat] = _seat_up(table, seat, factory, limits[seat], watchdog, interrupt)
+        bot, act = _seat_up(table, seat, factory, limits[seat], watchdog, interrupt)
+        players[seat] = bot
+        acts[seat] = act
         if tracker is not None:
             tracker.leave()
     _play(table, acts, limits, watchdog, tracker, interrupt)

@@ -62,7 +62,7 @@ class GameOutcome:
         """Each distinct bot's place in this game: the mean rank of its seats."""
         bots = self.bots
         if len(set(bots)) == len(bots):  # one seat each (r / 1 is float(r))
-            return dict(zip(bots, map(float, self.ranks)))
+            return dict(zip(bots, map(float, self.ranks), strict=True))
         sums: dict[str, list[int]] = {}
         for bot, rank in zip(self.bots, self.ranks, strict=True):
             sums.setdefault(bot, []).append(rank)

@@ -4,9 +4,9 @@ It asks the seat to move with that seat's observation only, checks the answer ag
 actions the engine computed, and times every decision. A *fault* — an exception of any kind, an
 answer that is not a legal action, an answer past the time limit — is recorded against the bot and
 the referee plays a fallback action for it: a uniformly random legal action from the referee's own
-generator (seeded from the game seed, so the game stays reproducible). After ``max_faults`` faults in
-one game the bot forfeits: it is asked nothing more, its seat is played by the fallback, and it is
-ranked last whatever its score. The referee knows nothing about any game's rules.
+generator (seeded from the game seed, so the game stays reproducible). After ``max_faults`` faults
+in one game the bot forfeits: it is asked nothing more, its seat is played by the fallback, and it
+is ranked last whatever its score. The referee knows nothing about any game's rules.
 
 ``Table`` holds these rules for every mode. It is driven from outside: ``play_game``
 (``referee.inline``) asks bots in this process, one decision after another; a game worker of

@@ -1,19 +1,21 @@
 """A bot's own process (``--isolation process``): one bot, its objects, and nothing else.
 
-Started by a game worker as a fresh interpreter (``python -m arena.execution.process.bot_host``), it imports only the
-bot's own file (or entry point), limits its own memory, and serves batches of commands:
+Started by a game worker as a fresh interpreter (``python -m arena.execution.process.bot_host``),
+it imports only the bot's own file (or entry point), limits its own memory, and serves batches of
+commands:
 
 - ``("new", id, seed, info)``: create a bot object for one seat of one game and call ``start``;
 - ``("act", id, observation)``: one decision; ``("act_changes", id, changes)``: one decision, its
-  observation given as changes to the last one of that id (``arena.execution.process.wire.changes``);
+  observation given as changes to the last one of that id (``execution.process.wire.changes``);
 - ``("end", id, result)``: call ``end`` and forget the object; ``("drop", id)``: just forget it.
 
 Every command is answered with a code and the seconds it took: the index of the chosen legal action
 (for ``act``), ``-1`` for a plain success, or ``-2`` for a fault, whose kind (``exception``,
 ``illegal``, ``timeout``, ``memory``) and one-line message follow in JSON. The answers to a batch go
-back in one write, as binary arrays (``arena.execution.process.wire``), cheaper to make and read than text. Before
-each command the host counts it in a small shared page, so that if the process dies or hangs,
-the worker knows which decision did it. The answer is an
+back in one write, as binary arrays (``execution.process.wire``), cheaper to make and read than
+text. Before each command the host counts it in a small shared page, so that if the process dies or
+hangs, the worker knows which decision did it. Every call into the bot is timed and its faults
+classified as in every mode (``referee.clock``). The answer is an
 index checked against a copy of the legal actions taken before the bot saw them; the worker reads
 only numbers and JSON from this process: nothing a bot does here can reach the game.
 Nothing of the game state, the other bots or the database exists in this process.
@@ -153,32 +155,39 @@ class Host:
                     self.reply(status, value, seconds)
                     self.watchdog.restore()
             elif op == "new":
-                _, key, seed, info = command
-                self.views.pop(key, None)
-                status, bot, seconds = self.timed(self.spec.create)
-                if status != "ok":
-                    self.reply(status, f"could not be created: {bot}", seconds)
-                    continue
-                bot._arena_seed = seed
-                self.bots[key] = bot
-                if getattr(type(bot), "start", None) is not None:
-                    status, value, more = self.timed(bot.start, info)
-                    if status != "ok":
-                        self.reply(status, f"in start(): {value}", seconds + more)
-                        continue
-                self.reply("ok", None, seconds)
+                self.new(*command[1:])
             elif op == "end":
-                self.views.pop(command[1], None)
-                bot = self.bots.pop(command[1], None)
-                if bot is None or getattr(type(bot), "end", None) is None:
-                    self.reply("ok", None, 0.0)
-                    continue
-                status, value, seconds = self.timed(bot.end, command[2])
-                self.reply(status, None if status == "ok" else value, seconds)
+                self.end(*command[1:])
             elif op == "drop":
                 self.views.pop(command[1], None)
                 self.bots.pop(command[1], None)
                 self.reply("ok", None, 0.0)
+
+    def new(self, key: int, seed: int, info) -> None:
+        """Create a bot object for one seat of one game, and call its start()."""
+        self.views.pop(key, None)
+        status, bot, seconds = self.timed(self.spec.create)
+        if status != "ok":
+            self.reply(status, f"could not be created: {bot}", seconds)
+            return
+        bot._arena_seed = seed
+        self.bots[key] = bot
+        if getattr(type(bot), "start", None) is not None:
+            status, value, more = self.timed(bot.start, info)
+            if status != "ok":
+                self.reply(status, f"in start(): {value}", seconds + more)
+                return
+        self.reply("ok", None, seconds)
+
+    def end(self, key: int, result) -> None:
+        """Call the bot object's end() and forget it."""
+        self.views.pop(key, None)
+        bot = self.bots.pop(key, None)
+        if bot is None or getattr(type(bot), "end", None) is None:
+            self.reply("ok", None, 0.0)
+            return
+        status, value, seconds = self.timed(bot.end, result)
+        self.reply(status, None if status == "ok" else value, seconds)
 
 
 def _batch_scheduling() -> None:
