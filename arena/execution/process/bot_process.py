@@ -209,5 +209,3 @@ class BotProcess:
             except OSError:
                 pass
         self.progress.close()
-
-
