@@ -538,6 +538,30 @@ def test_bot_ending_its_own_process_is_a_crash_fault_attributed_to_it(tmp_path, 
         assert DEATHS[seat % 3] in message, (seat, message)
 
 
+ENDS_BADLY = bot_file(
+    "ends-badly",
+    "return observation.legal_actions[0]",
+    header="import os",
+).replace(
+    "    def act(self, observation):",
+    "    def end(self, result):\n        os._exit(5)\n\n    def act(self, observation):",
+)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_bot_ending_its_process_in_end_is_one_crash_fault_at_the_end_of_each_game(tmp_path, mode):
+    """The game is over: the fault is counted (decision -1) but forfeits nothing, in both modes
+    (the game is played again with that seat's end() left out, not again and again)."""
+    ran = hostile_run(tmp_path, {"ends_badly.py": ENDS_BADLY}, "ends-badly,random", mode, games=2)
+    assert_completed(ran)
+    assert_others_untouched(ran, {"ends-badly"})
+    seats = faults_by_seat(ran, "ends-badly")
+    assert sorted(seats) == ran.seats_of("ends-badly")
+    for found in seats.values():
+        assert found == [(-1, "crash", "in end(): its process ended (exit code 5)")], found
+    assert ran.rows["ends-badly"]["forfeits"] == 0
+
+
 # The message of a bot process that wrote to arena's side of its pipes itself (``FORGERS``).
 FORGERY = "it wrote to arena's side of its pipes itself; its process was killed"
 
@@ -967,23 +991,24 @@ def test_results_with_crashing_and_hanging_bots_are_the_same_whatever_jobs_and_i
 
 # --- a bot process attacking arena's side of its pipes (found in review) --------------------------
 
-# Each reaches into the bot host that runs it (the frame that called act) to forge what arena
-# reads: the worker must blame the bot (a crash, its process killed), never die or hang.
+# Each reaches into the bot host that runs it (Host.act, two frames up: it calls the referee's
+# timed_act, which calls act) to forge what arena reads: the worker must blame the bot (a crash,
+# its process killed), never die or hang.
 FORGERS = {
     "extra-answers": """
-        host = sys._getframe(1).f_locals["self"]
+        host = sys._getframe(2).f_locals["self"]
         host.codes.extend([0] * 5000)
         host.seconds.extend([0.0] * 5000)
         return observation.legal_actions[0]
     """,
     "overflowing-fault": """
-        host = sys._getframe(1).f_locals["self"]
+        host = sys._getframe(2).f_locals["self"]
         described = b'[[1e999,"a","b"]]'
         os.write(host.reply_fd, struct.pack("<II", 0, len(described)) + described)
         return observation.legal_actions[0]
     """,
     "busy-forever": """
-        host = sys._getframe(1).f_locals["self"]
+        host = sys._getframe(2).f_locals["self"]
         signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGALRM])
         while True:  # looks busy to a worker that trusts the progress counter
             host.progress[0] += 1
@@ -991,7 +1016,7 @@ FORGERS = {
     # Not answers (a count far above what it owes), then the end of its process: what came
     # before the end of the pipe is read first, and is forgery however the process ended.
     "garbage-then-exit": """
-        host = sys._getframe(1).f_locals["self"]
+        host = sys._getframe(2).f_locals["self"]
         os.write(host.reply_fd, b"\\xff" * 64)
         os._exit(0)
     """,

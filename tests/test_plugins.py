@@ -25,7 +25,7 @@ from conftest import (
 import arena
 from arena.games import TwentyDown
 from arena.plugins.loading import LoadError, UnknownNameError, load_registry
-from arena.referee.table import play_game
+from arena.referee.inline import play_game
 
 pytestmark = pytest.mark.usefixtures("isolated")
 

@@ -1,4 +1,4 @@
-"""The referee (``arena.referee.table.play_game``): nothing a bot does can stop a game.
+"""The referee (``arena.referee.inline.play_game``): nothing a bot does can stop a game.
 
 Every bad answer is a fault of the right kind, a legal fallback is played for it, and after
 ``max_faults`` faults the bot forfeits: asked nothing more, ranked last whatever its score, while
@@ -17,8 +17,9 @@ from conftest import record_of
 import arena
 from arena.games import HowLowCanYouGo, TwentyDown
 from arena.games.base import GameResult, replay
-from arena.referee import table as referee
-from arena.referee.table import GameInfo, UserInterrupt, play_game, ranks_with_forfeits
+from arena.referee.inline import play_game
+from arena.referee.interrupt import Interrupt, UserInterrupt
+from arena.referee.outcome import GameInfo, ranks_with_forfeits
 
 pytestmark = pytest.mark.usefixtures("isolated")
 
@@ -536,11 +537,15 @@ def test_bot_mutating_its_observation_cannot_change_the_game():
     assert_replays(vandals)
 
 
-def test_keyboard_interrupt_from_a_real_ctrl_c_stops_the_game(monkeypatch):
+def test_keyboard_interrupt_from_a_real_ctrl_c_stops_the_game():
     """A bot raising KeyboardInterrupt is a fault; a Ctrl-C of the user stops everything."""
-    monkeypatch.setattr(referee, "interrupt_requested", True)
     with pytest.raises(UserInterrupt):
-        play(TwentyDown(), [faulty_class(lambda o: _raise(KeyboardInterrupt()))] * 4, seed="ctrl-c")
+        play(
+            TwentyDown(),
+            [faulty_class(lambda o: _raise(KeyboardInterrupt()))] * 4,
+            seed="ctrl-c",
+            interrupt=Interrupt(requested=True),
+        )
 
 
 def test_wrong_number_of_bots_is_refused():

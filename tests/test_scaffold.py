@@ -7,7 +7,7 @@ import pytest
 from conftest import STANDARD_BOTS, write_bots
 
 from arena.plugins.loading import GameSpec, load_registry
-from arena.referee.table import play_game
+from arena.referee.inline import play_game
 from arena.scaffold import ScaffoldError, write_bot_file
 
 pytestmark = pytest.mark.usefixtures("isolated")

@@ -17,7 +17,8 @@ from arena.bot import seat_seed
 from arena.games.how_low import HowLowCanYouGo
 from arena.games.twenty_down import PACK, TwentyDown
 from arena.plugins.loading import load_registry
-from arena.referee.table import GameInfo, play_game
+from arena.referee.inline import play_game
+from arena.referee.outcome import GameInfo
 from arena.tournament.file import load_tournament_file
 
 BOTS = REPO / "bots"

@@ -305,7 +305,8 @@ def test_a_batch_is_stored_whole_or_not_at_all(tmp_path):
     """Games, seats, placings, faults and ratings of a batch go in one transaction: a batch broken
     off part-way leaves nothing (a resumed run starts after the last whole batch), and the next
     batch is stored whole, faults and all."""
-    from arena.referee.table import Fault, GameOutcome
+    from arena.referee.faults import Fault
+    from arena.referee.outcome import GameOutcome
 
     outcome = GameOutcome(
         game="twenty-down", seed="s1", bots=("a", "b"), scores=(3, 9), ranks=(2, 1),

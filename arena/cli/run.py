@@ -215,7 +215,7 @@ def _settle_with(plan, registry, final: bool):
 
 def _play(plan, registry, store, settled, quiet: bool):
     """Play (or continue) the settled run with a progress display; report what was played."""
-    from arena.execution.process.isolated_play import IsolationError
+    from arena.execution.process.bot_process import IsolationError
     from arena.execution.workers import WorkerError
     from arena.store.database import StoreError
     from arena.tournament.run import TournamentError, default_jobs, run_tournament

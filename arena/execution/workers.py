@@ -27,9 +27,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 
-from arena.execution.lifeline import die_with_parent
-from arena.referee.clock import get_watchdog, grace_for
-from arena.referee.table import GameOutcome, SeatForfeit
+from arena.execution.child_process import die_with_parent
+from arena.referee.faults import process_ended, unresponsive
+from arena.referee.outcome import GameOutcome, SeatForfeit
+from arena.referee.watchdog import get_watchdog, grace_for
 from arena.tournament.schedule import ScheduledGame
 
 PlayFunction = Callable[[ScheduledGame, dict | None, object], GameOutcome]
@@ -296,58 +297,50 @@ class WorkerPool:
     def diagnose(self, item: ScheduledGame, forfeits: dict[int, SeatForfeit] | None) -> GameOutcome:
         """Play one game alone, watching every call into bot code, until it finishes."""
         forfeits = dict(forfeits or {})
-        limit = self.move_time + grace_for(self.move_time)
         for _ in range(len(item.seats) + 4):
-            track = self.ctx.RawArray("d", [0.0, -1.0, 0.0])
-            conn, child = self.ctx.Pipe()
-            process = self.ctx.Process(
-                target=_diagnose_main,
-                args=(child, track, self.play, item, forfeits),
-                name="arena-diagnosis",
-            )
-            process.start()
-            child.close()
-            outcome = None
-            verdict = None
-            while outcome is None and verdict is None:
-                ready = wait([conn, process.sentinel], timeout=POLL)
-                if conn in ready:
-                    try:
-                        outcome = conn.recv()
-                        break
-                    except (EOFError, OSError):
-                        pass
-                started = track[0]
-                if process.sentinel in ready or not process.is_alive():
-                    process.join()
-                    verdict = ("crash", _death(process.exitcode), started)
-                elif started > 0 and time.monotonic() - started > limit:
-                    process.kill()
-                    process.join()
-                    verdict = (
-                        "timeout",
-                        f"no answer within {self.move_time:g} s and could not be interrupted; "
-                        "its process was killed",
-                        started,
-                    )
-            process.join(timeout=1.0)
-            conn.close()
+            outcome, verdict = self._diagnosis(item, forfeits)
             if outcome is not None:
                 return outcome
-            kind, message, started = verdict
+            kind, message, started, seat, decision = verdict
             if started <= 0:
                 self._unexplained(f"game {item.seed}: a process died outside any bot's code")
                 continue
-            seat, decision = int(track[1]), int(track[2])
             forfeits[seat] = SeatForfeit(decision, kind, message)
         raise WorkerError(f"game {item.seed} could not be finished; its processes keep dying")
 
-
-def _death(exitcode: int | None) -> str:
-    if exitcode is not None and exitcode < 0:
-        try:
-            name = signal.Signals(-exitcode).name
-        except ValueError:
-            name = f"signal {-exitcode}"
-        return f"its process was killed by {name}"
-    return f"its process ended (exit code {exitcode})"
+    def _diagnosis(self, item: ScheduledGame, forfeits: dict) -> tuple[GameOutcome | None, tuple]:
+        """One replay of the game in a process of its own -> (its outcome, None), or (None,
+        (fault kind, message, when the call began or 0, seat, decision)) of the call it died in."""
+        limit = self.move_time + grace_for(self.move_time)
+        track = self.ctx.RawArray("d", [0.0, -1.0, 0.0])
+        conn, child = self.ctx.Pipe()
+        process = self.ctx.Process(
+            target=_diagnose_main,
+            args=(child, track, self.play, item, forfeits),
+            name="arena-diagnosis",
+        )
+        process.start()
+        child.close()
+        outcome = None
+        verdict = None
+        while outcome is None and verdict is None:
+            ready = wait([conn, process.sentinel], timeout=POLL)
+            if conn in ready:
+                try:
+                    outcome = conn.recv()
+                    break
+                except (EOFError, OSError):
+                    pass
+            started = track[0]
+            if process.sentinel in ready or not process.is_alive():
+                process.join()
+                verdict = ("crash", process_ended(process.exitcode), started)
+            elif started > 0 and time.monotonic() - started > limit:
+                process.kill()
+                process.join()
+                verdict = ("timeout", unresponsive(self.move_time), started)
+        process.join(timeout=1.0)
+        conn.close()
+        if outcome is not None:
+            return outcome, None
+        return None, (*verdict, int(track[1]), int(track[2]))

@@ -12,7 +12,6 @@ whatever the players do — the duplicate format of the tournaments relies on th
 
 from __future__ import annotations
 
-import operator
 import random
 from collections import deque
 from collections.abc import Iterable, Sequence
@@ -78,11 +77,6 @@ class GameResult:
     def winners(self) -> tuple[int, ...]:
         return tuple(s for s, r in enumerate(self.ranks) if r == 1)
 
-    def __reduce__(self):
-        # Sent to every bot process at the end of a game: a slotted dataclass's own pickling
-        # calls fields() each time.
-        return GameResult, (self.scores, self.ranks, self.better)
-
     def to_json(self) -> dict:
         return {"scores": list(self.scores), "ranks": list(self.ranks), "better": self.better}
 
@@ -123,33 +117,13 @@ class Observation:
 
     __slots__ = ("game", "seat", "legal_actions")
     fields: ClassVar[tuple[str, ...]] = ("game", "seat", "legal_actions")
-    # Field -> another field whose earlier value the first one's new value usually begins with
-    # (say, the tricks of the deal just ended and the tricks of that deal seen before): a hint that
-    # lets a seat's observation travel between processes as its changes (``arena.execution.process.wire``).
-    grows_from: ClassVar[dict[str, str]] = {}
 
     def to_json(self) -> dict:
         return {name: to_plain(getattr(self, name)) for name in self.fields}
 
-    def __reduce__(self):
-        # Field values in order: smaller and faster than pickle's default for slotted objects.
-        cls = type(self)
-        getter = cls.__dict__.get("_values")
-        if getter is None:
-            getter = operator.attrgetter(*cls.fields)
-            cls._values = getter
-        return (_rebuild_observation, (cls, getter(self)))
-
     def __repr__(self) -> str:
         inner = ", ".join(f"{n}={getattr(self, n)!r}" for n in self.fields)
         return f"{type(self).__name__}({inner})"
-
-
-def _rebuild_observation(cls: type, values: tuple) -> Observation:
-    observation = cls.__new__(cls)
-    for name, value in zip(cls.fields, values, strict=True):
-        setattr(observation, name, value)
-    return observation
 
 
 def action_to_json(action: Any) -> Any:

@@ -28,6 +28,7 @@ import pluggy
 from arena import hookspecs
 from arena.bot import Bot
 from arena.games.base import Game
+from arena.referee.interrupt import Interrupt
 
 HOOK_NAMES = ("arena_register_bots", "arena_register_games")
 BOTS_DIR_ENV = "ARENA_BOTS_DIR"
@@ -191,8 +192,10 @@ def _hook_functions(plugin: Any) -> dict[str, Any]:
 class Loader:
     """Collects registrations from one plugin at a time, so every error names its source."""
 
-    def __init__(self, registry: Registry):
+    def __init__(self, registry: Registry, interrupt: Interrupt | None = None):
         self.registry = registry
+        # Set by the loading's SIGINT handler: a real Ctrl-C, not a bot file's KeyboardInterrupt.
+        self.interrupt = interrupt or Interrupt()
         self.pm = pluggy.PluginManager("arena")
         self.pm.add_hookspecs(hookspecs)
 
@@ -222,7 +225,7 @@ class Loader:
                     register=lambda *a, **kw: pending.append(register(source, origin, *a, **kw))
                 )
             except BaseException as exc:
-                _reraise_real_interrupt(exc)
+                self.interrupt.pass_on(exc)  # only a real Ctrl-C stops loading
                 self.error(source, f"{name} raised {_one_line(exc)}{_where(exc, source)}")
                 pending.clear()
                 continue
@@ -277,32 +280,21 @@ class Loader:
                 _trace(f"{source}: game {spec.name}")
 
 
-_real_interrupt = False
-
-
-def _reraise_real_interrupt(exc: BaseException) -> None:
-    """A Ctrl-C from the person stops loading; a KeyboardInterrupt raised by a bot file does not."""
-    if isinstance(exc, KeyboardInterrupt) and _real_interrupt:
-        raise exc
-
-
 @contextlib.contextmanager
 def _loading_guard():
     """While plugins load: their prints go to stderr (stdout may carry JSON), and a real Ctrl-C
-    is told apart from a KeyboardInterrupt raised by plugin code."""
-    global _real_interrupt
-    _real_interrupt = False
+    is told apart from a KeyboardInterrupt raised by plugin code (the ``Interrupt`` yielded)."""
+    interrupt = Interrupt()
 
     def on_interrupt(signum, frame):
-        global _real_interrupt
-        _real_interrupt = True
+        interrupt.requested = True
         raise KeyboardInterrupt
 
     in_main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGINT, on_interrupt) if in_main else None
     try:
         with contextlib.redirect_stdout(sys.stderr):
-            yield
+            yield interrupt
     finally:
         if in_main:
             signal.signal(signal.SIGINT, previous)
@@ -319,8 +311,8 @@ def load_registry(
     elsewhere)."""
     from arena.plugins import builtin as builtin_plugins
 
-    with _loading_guard():
-        return _load_registry(bots_dir, entry_points, builtin_plugins, load_files)
+    with _loading_guard() as interrupt:
+        return _load_registry(bots_dir, entry_points, builtin_plugins, load_files, interrupt)
 
 
 def load_games(entry_points: bool = True) -> Registry:
@@ -334,9 +326,11 @@ def _load_here(loader: Loader, paths: list[Path]) -> None:
         load_file(loader, path)
 
 
-def _load_registry(bots_dir, entry_points: bool, builtin_plugins, load_files) -> Registry:
+def _load_registry(
+    bots_dir, entry_points: bool, builtin_plugins, load_files, interrupt: Interrupt
+) -> Registry:
     registry = Registry()
-    loader = Loader(registry)
+    loader = Loader(registry, interrupt)
     loader.add_plugin(builtin_plugins, "arena (bundled)")
     (load_files or _load_here)(loader, bot_files(bots_dir))
     if entry_points:
@@ -385,7 +379,7 @@ def load_file(loader: Loader, path: Path) -> None:
     try:
         module = _import_file(path)
     except BaseException as exc:  # a bot file may even call sys.exit() at import
-        _reraise_real_interrupt(exc)
+        loader.interrupt.pass_on(exc)
         loader.error(source, f"failed to import: {_one_line(exc)}{_where(exc, source)}")
         return
     loader.add_plugin(module, source, ("file", str(path.resolve())))
@@ -400,7 +394,7 @@ def load_entry_points(loader: Loader) -> None:
         try:
             plugin = ep.load()
         except BaseException as exc:
-            _reraise_real_interrupt(exc)
+            loader.interrupt.pass_on(exc)
             loader.error(source, f"failed to import: {_one_line(exc)}")
             continue
         loader.add_plugin(plugin, source, ("entry-point", ep.name))

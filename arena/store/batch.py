@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterable
 from itertools import chain, repeat
 
-from arena.referee.table import GameOutcome
+from arena.referee.outcome import GameOutcome
 from arena.store.schema import GAME_COLUMNS, transaction
 
 _ROWS_PER_INSERT = 200

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.referee.table import GameOutcome
+from arena.referee.outcome import GameOutcome
 from arena.store.batch import write_batch
 from arena.store.schema import (
     GAME_COLUMNS,

@@ -1,6 +1,7 @@
-"""Running a tournament: schedule the games, play them (in worker processes), rate, store.
+"""Running a tournament: schedule the games, have an execution backend play them, rate, store.
 
-Games are played in chunks by ``--jobs`` worker processes but rated and stored strictly in schedule
+The backend (``execution.backend``: in this process, in ``--jobs`` game workers, or with every bot
+in its own process) may play games in any order, but they are rated and stored strictly in schedule
 order, so the leaderboard is the same whatever ``--jobs`` is. Every stored batch carries the ratings
 it leads to: a run stopped at any moment continues from its last batch (``--resume``) to the same
 final leaderboard as a run never stopped.
@@ -11,21 +12,25 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.execution.process.isolated_play import IsolatedPlayer
-from arena.execution.workers import TaskFeed, WorkerPool, chunk_sizes
+from arena.execution.backend import Backend, make_backend
+from arena.execution.context import PlayContext
 from arena.games.base import Game
 from arena.plugins.loading import Registry
-from arena.ratings.trueskill import Environment, RatingTable
-from arena.referee import table as referee
-from arena.referee.table import GameOutcome, play_game
+from arena.ratings.trueskill import RatingTable
+from arena.referee.interrupt import Interrupt
 from arena.store.database import Store
 from arena.tournament.plan import GamePlan, Tournament
 from arena.tournament.schedule import ScheduledGame, round_robin
+
+ProgressCallback = Callable[[str, int, int], None]
+FLUSH_SECONDS = 0.5  # a batch is stored at least this often, or at
+FLUSH_GAMES = 2000  # this many games
 
 
 class TournamentError(Exception):
@@ -43,74 +48,6 @@ class RunSummary:
     resumed: bool = False
 
 
-# --- the worker side --------------------------------------------------------------------------
-# Set in the parent before the pool forks, so workers inherit loaded bot files and game objects.
-_context: dict = {}
-
-
-def _play_scheduled(
-    item: ScheduledGame, forfeits: dict | None = None, tracker: object = None
-) -> GameOutcome:
-    ctx = _context
-    registry: Registry = ctx["registry"]
-    game: Game = ctx["games"][item.game]
-    factories = [registry.bots[name].create for name in item.seats]
-    return play_game(
-        game,
-        factories,
-        item.seats,
-        item.seed,
-        move_time=ctx["move_time"],
-        max_faults=ctx["max_faults"],
-        keep_record=ctx["records"],
-        forfeits=forfeits,
-        tracker=tracker,
-    )
-
-
-def _play_isolated(feed: TaskFeed, slot) -> None:
-    ctx = _context
-    IsolatedPlayer(
-        ctx["registry"],
-        ctx["games"],
-        ctx["move_time"],
-        ctx["max_faults"],
-        ctx["records"],
-        ctx["bot_memory"] * 1024 * 1024,
-        ctx["bot_cpu"],
-    ).play(feed)
-
-
-def _outcomes_in_order(
-    schedule: list[ScheduledGame], jobs: int, tournament: Tournament
-) -> Iterator[tuple[ScheduledGame, GameOutcome]]:
-    """Outcomes in schedule order: in this process when ``jobs`` is 0, else in worker processes."""
-    if tournament.isolation == "process":
-        # Bigger chunks: a worker steps a chunk's games together, one batch per bot process each
-        # round. Not bigger than 256, so that the progress display moves and Ctrl-C keeps most of
-        # the work done.
-        # As many chunks for every worker, of nearly equal sizes, so that the workers end together.
-        workers = max(1, jobs)
-        count = -(-len(schedule) // 256)
-        count = max(workers, -(-count // workers) * workers)
-        sizes = [len(schedule) // count + (i < len(schedule) % count) for i in range(count)]
-        sizes = [size for size in sizes if size]
-        pool = WorkerPool(max(1, jobs), None, tournament.move_time, play_tasks=_play_isolated)
-        with pool:
-            yield from pool.outcomes(schedule, sizes)
-        return
-    if jobs <= 0:
-        for item in schedule:
-            yield item, _play_scheduled(item)
-        return
-    with WorkerPool(jobs, _play_scheduled, tournament.move_time) as pool:
-        yield from pool.outcomes(schedule, chunk_sizes(len(schedule), jobs, largest=128))
-
-
-# --- the parent side ----------------------------------------------------------------------------
-ProgressCallback = Callable[[str, int, int], None]
-
-
 def run_tournament(
     tournament: Tournament,
     registry: Registry,
@@ -119,18 +56,51 @@ def run_tournament(
     resume: bool = True,
     progress: ProgressCallback | None = None,
 ) -> RunSummary:
+    """Play the tournament's games that are not stored yet, rate them, store them."""
+    run_id, resumed = _open_run(store, tournament, resume)
+    games, schedules = _schedules(tournament, registry, store, run_id)
+    began = time.perf_counter()
+    saver = _Saver(store, run_id, Interrupt())
+    context = PlayContext(
+        registry,
+        games,
+        move_time=tournament.move_time,
+        max_faults=tournament.max_faults,
+        records=tournament.records,
+        bot_memory=tournament.bot_memory * 1024 * 1024,
+        bot_cpu=tournament.bot_cpu,
+        interrupt=saver.interrupt,
+    )
+    summary = RunSummary(run_id, 0, sum(done for _, _, done in schedules), 0, 0.0, resumed=resumed)
+    try:
+        with _ctrl_c(saver), make_backend(context, tournament.isolation, jobs) as backend:
+            for plan, schedule, done in schedules:
+                _play_plan(plan, schedule, done, backend, saver, summary, progress)
+        store.set_run_status(run_id, "finished")
+    except KeyboardInterrupt:
+        summary.interrupted = True
+        store.set_run_status(run_id, "interrupted")
+    summary.seconds = time.perf_counter() - began
+    return summary
+
+
+def _open_run(store: Store, tournament: Tournament, resume: bool) -> tuple[int, bool]:
+    """The stored run to continue (its settings brought up to date), or a new one."""
     identity = tournament.identity()
     run = store.find_run(identity) if resume else None
-    resumed = run is not None
-    if run is not None:
-        run_id = run.id
-        if run.settings != tournament.settings():
-            store.set_run_settings(run_id, tournament.settings())
-    else:
-        run_id = store.start_run(tournament.seed, identity, tournament.settings())
+    if run is None:
+        return store.start_run(tournament.seed, identity, tournament.settings()), False
+    if run.settings != tournament.settings():
+        store.set_run_settings(run.id, tournament.settings())
+    return run.id, True
 
+
+def _schedules(
+    tournament: Tournament, registry: Registry, store: Store, run_id: int
+) -> tuple[dict[str, Game], list[tuple[GamePlan, list[ScheduledGame], int]]]:
+    """The game objects by name, and each game's schedule without the games stored already."""
     games = {}
-    schedules: list[tuple[GamePlan, list[ScheduledGame], int]] = []
+    schedules = []
     for plan in tournament.plans:
         game_class = registry.games[plan.game].cls
         games[plan.game] = game_class(players=plan.players, variant=plan.variant, **plan.params)
@@ -146,94 +116,89 @@ def run_tournament(
         )
         done = store.games_done(run_id, plan.game)
         schedules.append((plan, schedule[done:], done))
+    return games, schedules
 
-    _context.clear()
-    _context.update(
-        registry=registry,
-        games=games,
-        move_time=tournament.move_time,
-        max_faults=tournament.max_faults,
-        records=tournament.records,
-        bot_memory=tournament.bot_memory,
-        bot_cpu=tournament.bot_cpu,
-    )
 
-    began = time.perf_counter()
-    played = 0
-    decisions = 0
-    skipped = sum(done for _, _, done in schedules)
-    interrupted = False
-    previous_handler = signal.getsignal(signal.SIGINT)
+class _Saver:
+    """Stores batches of rated games; a Ctrl-C never interrupts a database write: the flag is
+    checked after it."""
 
-    saving = False
+    def __init__(self, store: Store, run_id: int, interrupt: Interrupt):
+        self.store = store
+        self.run_id = run_id
+        self.interrupt = interrupt
+        self.saving = False
 
-    def on_interrupt(signum, frame):
-        referee.interrupt_requested = True
-        if not saving:  # never inside a database write: the batch is then checked after it
+    def on_interrupt(self, signum, frame) -> None:
+        self.interrupt.requested = True
+        if not self.saving:
             raise KeyboardInterrupt
 
-    def save(batch: list, game: str, table: RatingTable) -> None:
-        nonlocal saving
-        saving = True
+    def save(self, batch: list, game: str, table: RatingTable) -> None:
+        self.saving = True
         try:
-            store.save_batch(run_id, batch, game, table.states())
+            self.store.save_batch(self.run_id, batch, game, table.states())
         finally:
-            saving = False
-        if referee.interrupt_requested:
+            self.saving = False
+        if self.interrupt.requested:
             raise KeyboardInterrupt
 
-    in_main_thread = _is_main_thread()
-    if in_main_thread:
-        signal.signal(signal.SIGINT, on_interrupt)
+
+class _ctrl_c:
+    """The saver's SIGINT handler while the run plays (in the main thread only)."""
+
+    def __init__(self, saver: _Saver):
+        self.saver = saver
+        self.previous = None
+        self.in_main = threading.current_thread() is threading.main_thread()
+
+    def __enter__(self) -> None:
+        if self.in_main:
+            self.previous = signal.signal(signal.SIGINT, self.saver.on_interrupt)
+
+    def __exit__(self, *exc) -> None:
+        if self.in_main:
+            signal.signal(signal.SIGINT, self.previous)
+
+
+def _play_plan(
+    plan: GamePlan,
+    schedule: list[ScheduledGame],
+    done: int,
+    backend: Backend,
+    saver: _Saver,
+    summary: RunSummary,
+    progress: ProgressCallback | None,
+) -> None:
+    """Play one game's schedule; rate and store the outcomes in schedule order, in batches."""
+    table = RatingTable(plan.environment, saver.store.rating_states(plan.game))
+    batch: list = []
+    last_flush = time.perf_counter()
+    total = done + len(schedule)
+    count = done
+    if progress:
+        progress(plan.game, count, total)
     try:
-        for plan, schedule, done in schedules:
-            table = RatingTable(plan.environment, store.rating_states(plan.game))
-            batch: list = []
-            last_flush = time.perf_counter()
-            total = done + len(schedule)
-            count = done
-            if progress:
-                progress(plan.game, count, total)
-            try:
-                for item, outcome in _outcomes_in_order(schedule, jobs, tournament):
-                    placings = outcome.placings()
-                    _rate(table, placings, plan.game)
-                    batch.append((item.index, item.board, outcome, placings))
-                    played += 1
-                    count += 1
-                    decisions += outcome.decisions
-                    now = time.perf_counter()
-                    if now - last_flush > 0.5 or len(batch) >= 2000:
-                        pending, batch = batch, []
-                        save(pending, plan.game, table)
-                        last_flush = now
-                        if progress:
-                            progress(plan.game, count, total)
-            finally:
-                # Everything rated so far is stored, even when the run is interrupted.
-                if batch:
-                    pending, batch = batch, []
-                    save(pending, plan.game, table)
-            if progress:
-                progress(plan.game, count, total)
-        store.set_run_status(run_id, "finished")
-    except KeyboardInterrupt:
-        interrupted = True
-        store.set_run_status(run_id, "interrupted")
+        for item, outcome in backend.outcomes(schedule):
+            placings = outcome.placings()
+            _rate(table, placings, plan.game)
+            batch.append((item.index, item.board, outcome, placings))
+            summary.games_played += 1
+            summary.decisions += outcome.decisions
+            count += 1
+            now = time.perf_counter()
+            if now - last_flush > FLUSH_SECONDS or len(batch) >= FLUSH_GAMES:
+                pending, batch = batch, []
+                saver.save(pending, plan.game, table)
+                last_flush = now
+                if progress:
+                    progress(plan.game, count, total)
     finally:
-        referee.interrupt_requested = False
-        if in_main_thread:
-            signal.signal(signal.SIGINT, previous_handler)
-        _context.clear()
-    return RunSummary(
-        run_id=run_id,
-        games_played=played,
-        games_skipped=skipped,
-        decisions=decisions,
-        seconds=time.perf_counter() - began,
-        interrupted=interrupted,
-        resumed=resumed,
-    )
+        # Everything rated so far is stored, even when the run is interrupted.
+        if batch:
+            saver.save(batch, plan.game, table)
+    if progress:
+        progress(plan.game, count, total)
 
 
 def _rate(table: RatingTable, placings: dict[str, float], game: str) -> None:
@@ -246,12 +211,6 @@ def _rate(table: RatingTable, placings: dict[str, float], game: str) -> None:
             f"{game}: TrueSkill cannot rate a game with {values} ({_detail(exc)}); "
             "the games before it are stored"
         ) from None
-
-
-def _is_main_thread() -> bool:
-    import threading
-
-    return threading.current_thread() is threading.main_thread()
 
 
 def default_jobs(isolation: str = "shared") -> int:

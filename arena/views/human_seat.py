@@ -4,9 +4,9 @@
 any bot), numbers the legal moves and reads a choice from standard input: the number, or the move
 itself (``QH``, ``7C 9D``, ``stand``, ``H``, ``stay``). An invalid answer is explained and asked
 again. End of input, ``q`` or Ctrl-C leave the game: the referee is told it was the person, not a
-fault (``referee.interrupt_requested``), and ``play`` reports how they left.
+fault (the game's ``Interrupt``), and ``play`` reports how they left.
 
-``play`` runs one game in this process with ``referee.play_game``: the human seat has no time
+``play`` runs one game in this process with ``referee.inline.play_game``: the human seat has no time
 limit, the bots keep theirs. Between the person's decisions the game is told from their seat as it
 happens (``Game.narrator``), so they see every public move of the bots — the cards
 played, how many cards each exchanged, the tricks and showdowns — and nothing hidden.
@@ -29,7 +29,8 @@ from arena.bot import Bot
 from arena.cards import Card, CardError, Suit, parse_cards, parse_suit
 from arena.games.base import Game, State
 from arena.games.narration import Narrator, Style, ordinal
-from arena.referee import table as referee
+from arena.referee.inline import play_game
+from arena.referee.interrupt import Interrupt
 from arena.views.replay import menu, step
 
 HUMAN = "human"
@@ -129,9 +130,11 @@ class HumanSeat(Bot):
         style: Style,
         read: Callable[[str], str],
         write: Callable[[str], None],
+        interrupt: Interrupt | None = None,
     ):
         super().__init__()
         self.game = game
+        self.interrupt = interrupt or Interrupt()
         self.names = list(names)
         self.style = style
         self.read = read
@@ -140,7 +143,7 @@ class HumanSeat(Bot):
 
     def _leave(self, reason: str):
         self.left = reason
-        referee.interrupt_requested = True  # the referee passes it on instead of faulting us
+        self.interrupt.requested = True  # the referee passes it on instead of faulting us
         raise HumanLeft(reason)
 
     def _show(self, observation) -> None:
@@ -305,7 +308,8 @@ def play(
     """One game with a person at ``seat``; Ctrl-C anywhere (in a bot too) leaves it cleanly."""
     names = seat_bots(bots, game.players, seat)
     shown_names = [("you" if s == seat else n) for s, n in enumerate(names)]
-    human = HumanSeat(game, shown_names, style, read, write)
+    interrupt = Interrupt()
+    human = HumanSeat(game, shown_names, style, read, write, interrupt)
     narrator = game.narrator(shown_names, write, seat=seat, style=style)
     factories = [
         (lambda: human) if s == seat else registry.bots[name].create for s, name in enumerate(names)
@@ -315,13 +319,13 @@ def play(
 
     def on_interrupt(signum, frame):
         # Ctrl-C while a bot thinks: the referee passes it on instead of faulting the bot.
-        referee.interrupt_requested = True
+        interrupt.requested = True
         raise KeyboardInterrupt
 
     if in_main:
         previous = signal.signal(signal.SIGINT, on_interrupt)
     try:
-        outcome = referee.play_game(
+        outcome = play_game(
             _ToldGame(game, narrator),
             factories,
             names,
@@ -330,11 +334,11 @@ def play(
             max_faults=max_faults,
             keep_record=True,
             seat_move_time={seat: math.inf},
+            interrupt=interrupt,
         )
     except KeyboardInterrupt:
         return PlayResult(None, seat, names, left=human.left or "interrupted")
     finally:
-        referee.interrupt_requested = False
         if in_main and previous is not None:
             signal.signal(signal.SIGINT, previous)
     return PlayResult(outcome, seat, names)

@@ -23,7 +23,7 @@ from arena.games.base import (
     to_plain,
 )
 from arena.games.narration import Emit, Narrator, Style, deal_stopper, ordinal, plural
-from arena.referee.table import ranks_with_forfeits
+from arena.referee.outcome import ranks_with_forfeits
 
 
 def stream_wants_ascii(stream: Any) -> bool:

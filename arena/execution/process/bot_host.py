@@ -1,19 +1,21 @@
 """A bot's own process (``--isolation process``): one bot, its objects, and nothing else.
 
-Started by a game worker as a fresh interpreter (``python -m arena.execution.process.bot_host``), it imports only the
-bot's own file (or entry point), limits its own memory, and serves batches of commands:
+Started by a game worker as a fresh interpreter (``python -m arena.execution.process.bot_host``),
+it imports only the bot's own file (or entry point), limits its own memory, and serves batches of
+commands:
 
 - ``("new", id, seed, info)``: create a bot object for one seat of one game and call ``start``;
 - ``("act", id, observation)``: one decision; ``("act_changes", id, changes)``: one decision, its
-  observation given as changes to the last one of that id (``arena.execution.process.wire.changes``);
+  observation given as changes to the last one of that id (``execution.process.wire.changes``);
 - ``("end", id, result)``: call ``end`` and forget the object; ``("drop", id)``: just forget it.
 
 Every command is answered with a code and the seconds it took: the index of the chosen legal action
 (for ``act``), ``-1`` for a plain success, or ``-2`` for a fault, whose kind (``exception``,
 ``illegal``, ``timeout``, ``memory``) and one-line message follow in JSON. The answers to a batch go
-back in one write, as binary arrays (``arena.execution.process.wire``), cheaper to make and read than text. Before
-each command the host counts it in a small shared page, so that if the process dies or hangs,
-the worker knows which decision did it. The answer is an
+back in one write, as binary arrays (``execution.process.wire``), cheaper to make and read than
+text. Before each command the host counts it in a small shared page, so that if the process dies or
+hangs, the worker knows which decision did it. Every call into the bot is timed and its faults
+classified as in every mode (``referee.clock``). The answer is an
 index checked against a copy of the legal actions taken before the bot saw them; the worker reads
 only numbers and JSON from this process: nothing a bot does here can reach the game.
 Nothing of the game state, the other bots or the database exists in this process.
@@ -27,10 +29,9 @@ import mmap
 import os
 import resource
 import sys
-import time
 from array import array
 
-from arena.execution.lifeline import die_with_parent
+from arena.execution.child_process import die_with_parent
 from arena.execution.process.sandbox import no_memory_access, signal_only_self
 from arena.execution.process.wire import (
     FAULT,
@@ -43,8 +44,9 @@ from arena.execution.process.wire import (
     fields_getter,
 )
 from arena.plugins.loading import load_bot_alone
-from arena.referee.clock import INF, get_watchdog
-from arena.referee.table import _NO_ANSWER, _describe, classify
+from arena.referee.clock import timed_act, timed_call
+from arena.referee.faults import describe
+from arena.referee.watchdog import get_watchdog
 
 CONFIG_ENV = "ARENA_BOTHOST"
 
@@ -91,44 +93,15 @@ class Host:
         while view:
             view = view[os.write(self.reply_fd, view) :]
 
-    def timed(self, function, *args):
+    def timed(self, function, argument=None) -> tuple[str, object, float]:
         """Run bot code under the time limit -> (status, value, seconds)."""
-        watchdog = self.watchdog
-        clock = time.perf_counter
-        start = clock()
-        watchdog.deadline = start + self.move_time
-        try:
-            value = function(*args)
-            watchdog.deadline = INF
-        except BaseException as exc:  # SystemExit and KeyboardInterrupt from a bot are faults
-            kind, message = classify(exc, _NO_ANSWER, self.move_time)
-            watchdog.deadline = INF
-            return kind, message, clock() - start
-        return "ok", value, clock() - start
+        kind, value, seconds = timed_call(self.watchdog, self.move_time, function, argument)
+        return kind or "ok", value, seconds
 
     def act(self, bot, observation) -> tuple[str, object, float]:
         legal = list(observation.legal_actions)  # the bot may change the one it is given
-        watchdog = self.watchdog
-        clock = time.perf_counter
-        answer = _NO_ANSWER
-        start = clock()
-        watchdog.deadline = start + self.move_time
-        try:
-            answer = bot.act(observation)
-            index = legal.index(answer)
-            watchdog.deadline = INF
-        except BaseException as exc:
-            kind, message = classify(exc, answer, self.move_time)
-            watchdog.deadline = INF
-            return kind, message, clock() - start
-        seconds = clock() - start
-        if seconds > self.move_time:
-            return (
-                "timeout",
-                f"answered after {seconds:.3f} s (limit {self.move_time:g} s)",
-                seconds,
-            )
-        return "ok", index, seconds
+        kind, value, seconds = timed_act(self.watchdog, self.move_time, bot.act, observation, legal)
+        return kind or "ok", value, seconds
 
     def serve(self, command_fd: int) -> None:
         decoder = CommandDecoder()
@@ -182,32 +155,39 @@ class Host:
                     self.reply(status, value, seconds)
                     self.watchdog.restore()
             elif op == "new":
-                _, key, seed, info = command
-                self.views.pop(key, None)
-                status, bot, seconds = self.timed(self.spec.create)
-                if status != "ok":
-                    self.reply(status, f"could not be created: {bot}", seconds)
-                    continue
-                bot._arena_seed = seed
-                self.bots[key] = bot
-                if getattr(type(bot), "start", None) is not None:
-                    status, value, more = self.timed(bot.start, info)
-                    if status != "ok":
-                        self.reply(status, f"in start(): {value}", seconds + more)
-                        continue
-                self.reply("ok", None, seconds)
+                self.new(*command[1:])
             elif op == "end":
-                self.views.pop(command[1], None)
-                bot = self.bots.pop(command[1], None)
-                if bot is None or getattr(type(bot), "end", None) is None:
-                    self.reply("ok", None, 0.0)
-                    continue
-                status, value, seconds = self.timed(bot.end, command[2])
-                self.reply(status, None if status == "ok" else value, seconds)
+                self.end(*command[1:])
             elif op == "drop":
                 self.views.pop(command[1], None)
                 self.bots.pop(command[1], None)
                 self.reply("ok", None, 0.0)
+
+    def new(self, key: int, seed: int, info) -> None:
+        """Create a bot object for one seat of one game, and call its start()."""
+        self.views.pop(key, None)
+        status, bot, seconds = self.timed(self.spec.create)
+        if status != "ok":
+            self.reply(status, f"could not be created: {bot}", seconds)
+            return
+        bot._arena_seed = seed
+        self.bots[key] = bot
+        if getattr(type(bot), "start", None) is not None:
+            status, value, more = self.timed(bot.start, info)
+            if status != "ok":
+                self.reply(status, f"in start(): {value}", seconds + more)
+                return
+        self.reply("ok", None, seconds)
+
+    def end(self, key: int, result) -> None:
+        """Call the bot object's end() and forget it."""
+        self.views.pop(key, None)
+        bot = self.bots.pop(key, None)
+        if bot is None or getattr(type(bot), "end", None) is None:
+            self.reply("ok", None, 0.0)
+            return
+        status, value, seconds = self.timed(bot.end, result)
+        self.reply(status, None if status == "ok" else value, seconds)
 
 
 def _batch_scheduling() -> None:
@@ -241,7 +221,7 @@ def main() -> None:
         host = Host(config)
     except BaseException as exc:
         data = encode_answers(
-            array("i", [FAULT]), array("d", [0.0]), [[0, "broken", _describe(exc)[:MAX_DESCRIPTION]]]
+            array("i", [FAULT]), array("d", [0.0]), [[0, "broken", describe(exc)[:MAX_DESCRIPTION]]]
         )
         os.write(int(config["reply_fd"]), data)
         return

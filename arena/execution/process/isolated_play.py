@@ -24,230 +24,27 @@ first, so garbage followed by an exit is still forgery.
 from __future__ import annotations
 
 import gc
-import mmap
 import multiprocessing.util
-import os
 import select
-import signal
-import subprocess
-import sys
 import time
 from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from arena.bot import seat_seed
-from arena.execution.lifeline import child_environment
-from arena.execution.process.bot_host import CONFIG_ENV
+from arena.execution.context import PlayContext
+from arena.execution.process.bot_process import ENDING_SECONDS, BotProcess, IsolationError
 from arena.execution.process.sandbox import no_memory_access
-from arena.execution.process.wire import (
-    FAULT,
-    CommandEncoder,
-    decode_answers,
-    differ_for,
-    fields_getter,
-    known_objects,
-)
+from arena.execution.process.wire import FAULT, differ_for, fields_getter, known_objects
 from arena.execution.workers import TaskFeed
-from arena.plugins.loading import BotSpec, Registry
-from arena.referee.clock import grace_for
-from arena.referee.table import GameOutcome, SeatForfeit, Table
+from arena.referee.faults import unresponsive
+from arena.referee.outcome import GameOutcome, SeatForfeit
+from arena.referee.table import Table
+from arena.referee.watchdog import grace_for
 from arena.tournament.schedule import ScheduledGame
 
-STARTUP_SECONDS = 30.0
-# A process's pipes close a moment before it can be reaped: how long to wait for its exit status
-# once they have. (Only a process that closed them itself and goes on waits it all.)
-ENDING_SECONDS = 2.0
 FORGERY = "it wrote to arena's side of its pipes itself; its process was killed"
 IN_PLAY = 96  # games a worker plays at once
-
-
-class IsolationError(Exception):
-    """A bot cannot run in its own process at all (e.g. it was not loaded from a file)."""
-
-
-class BotProcess:
-    """The worker's handle on one bot's process: started here, usable after ``wait_ready``."""
-
-    def __init__(self, spec: BotSpec, move_time: float, memory: int, cpu: int | None, known: list):
-        if spec.origin is None:
-            raise IsolationError(
-                f"bot {spec.name!r} ({spec.source}) was not loaded from a file or an entry point, "
-                "so it cannot run in its own process"
-            )
-        self.name = spec.name
-        self.cpu = cpu
-        command_read, self.command_fd = os.pipe()
-        self.reply_fd, reply_write = os.pipe()
-        progress_fd = os.memfd_create("arena-bot-progress")
-        os.ftruncate(progress_fd, 8)
-        self.progress = mmap.mmap(progress_fd, 8)
-        config = {
-            "origin": list(spec.origin),
-            "bot": spec.name,
-            "move_time": move_time,
-            "memory": memory,
-            "cpu": cpu,
-            "command_fd": command_read,
-            "reply_fd": reply_write,
-            "progress_fd": progress_fd,
-        }
-        env = child_environment(CONFIG_ENV, config)
-        self.process = subprocess.Popen(
-            # -P: not the working directory first on sys.path (a json.py there would do)
-            [sys.executable, "-P", "-m", "arena.execution.process.bot_host"],
-            pass_fds=(command_read, reply_write, progress_fd),
-            env=env,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,  # its own process group: killed with whatever it started
-        )
-        os.close(command_read)
-        os.close(reply_write)
-        os.close(progress_fd)
-        os.set_blocking(self.command_fd, False)
-        self.encoder = CommandEncoder(known)
-        self.buffer = bytearray()
-        self.expected: deque = deque()  # (run, op, seat, attempt) of each command not answered
-        self.sent = 0
-        self.answered = 0
-        self.last_progress = time.monotonic()
-        self.last_seen = 0
-        # Its pipes' ends, as found by ``receive`` (the reply pipe's end read: every answer
-        # before it read too) and by ``send`` (nothing reads the command pipe any more).
-        self.eof = False
-        self.epipe = False
-        self.cpu_used: float | None = None  # CPU seconds, once it has ended (see ``ended``)
-
-    def wait_ready(self) -> None:
-        """Wait for the process to have loaded its bot; IsolationError if it cannot."""
-        first = self.read_answers(time.monotonic() + STARTUP_SECONDS, owed=1)  # "ready"
-        self.answered = 0
-        kind, detail = (first[2].get(0) if first else None) or ("", "it did not start")
-        if first is None and self.eof:
-            detail = f"it did not start: {self.death()[1]}"
-        if kind == "ready" and not self._write(self.encoder.preamble, time.monotonic() + 1.0):
-            kind, detail = "", "it stopped at once"
-        if kind != "ready":
-            self.kill()
-            raise IsolationError(f"bot {self.name!r} cannot start in its own process: {detail}")
-
-    def send(self, commands: list, deadline: float) -> bool:
-        """Write one batch; False if the process does not take it in time, or cannot take it any
-        more (``epipe`` is then set)."""
-        return self._write(self.encoder.encode(commands), deadline)
-
-    def _write(self, data: bytes, deadline: float) -> bool:
-        view = memoryview(data)
-        while view:
-            try:
-                written = os.write(self.command_fd, view)
-                view = view[written:]
-            except BlockingIOError:
-                wait = deadline - time.monotonic()
-                if wait <= 0:
-                    return False
-                select.select([], [self.command_fd], [], wait)
-            except OSError:  # EPIPE: nothing reads the other end, the process has ended
-                self.epipe = True
-                return False
-        return True
-
-    def read_answers(self, deadline: float, owed: int) -> tuple[list, list, dict] | None:
-        """The answers in by ``deadline`` (see ``receive``), waiting for some."""
-        while True:
-            wait = max(0.0, deadline - time.monotonic())
-            ready, _, _ = select.select([self.reply_fd], [], [], wait)
-            if not ready:
-                return [], [], {}
-            answers = self.receive(owed)
-            if answers is None or answers[0]:
-                return answers
-
-    def receive(self, owed: int | None = None) -> tuple[list, list, dict] | None:
-        """Read the pipe, which is readable -> (codes, seconds, {position: (kind, message)}) of
-        the complete answers in; None if the pipe has ended (``eof`` is then set: the process is
-        gone, and ``death`` tells how), or if the process wrote something else, or more answers
-        than the ``owed`` ones (default: one for each command not answered yet).
-
-        What came before the end of the pipe is read first: garbage followed by an exit is
-        garbage. An answer cut short by the end of the pipe is not (a process killed while
-        writing leaves one); it is left unread, and the end is read next."""
-        try:
-            chunk = os.read(self.reply_fd, 1 << 16)
-        except OSError:
-            chunk = b""
-        if not chunk:
-            self.eof = True
-            return None
-        self.buffer += chunk
-        decoded = decode_answers(self.buffer, len(self.expected) if owed is None else owed)
-        if decoded is None:
-            return None
-        used, codes, seconds, faults = decoded
-        del self.buffer[:used]
-        self.answered += len(codes)
-        return codes, seconds, faults
-
-    def started(self) -> int:
-        """How many commands the bot process has begun, over its life."""
-        return int.from_bytes(self.progress[0:8], sys.byteorder)  # the host writes a native "Q"
-
-    def ended(self) -> bool:
-        """Whether the process has ended (reaped here, with the CPU time it used)."""
-        if self.process.returncode is not None:
-            return True
-        try:
-            pid, status, usage = os.wait4(self.process.pid, os.WNOHANG)
-        except ChildProcessError:  # (reaped already: Popen knows how it ended)
-            return self.process.poll() is not None
-        if not pid:
-            return False
-        self.process.returncode = os.waitstatus_to_exitcode(status)
-        self.cpu_used = usage.ru_utime + usage.ru_stime
-        return True
-
-    def death(self) -> tuple[str, str]:
-        """How the process ended -> (fault kind, message), once its pipes have ended or it is
-        known to be gone: its exit code or signal, ``cpu`` for its CPU-time limit (SIGXCPU, or
-        the SIGKILL of the hard limit a second later, for a bot that ignores SIGXCPU). Its pipes
-        close a moment before it can be reaped: this waits for that moment."""
-        ending = time.monotonic() + ENDING_SECONDS
-        while not self.ended():
-            if time.monotonic() >= ending:  # it closed them itself, and goes on
-                return "crash", (
-                    "its pipes to arena closed but its process did not end; it was killed"
-                )
-            time.sleep(0.002)
-        code = self.process.returncode
-        if code >= 0:
-            return "crash", f"its process ended (exit code {code})"
-        limit = self.cpu
-        if limit and (
-            -code == signal.SIGXCPU or (-code == signal.SIGKILL and (self.cpu_used or 0.0) >= limit)
-        ):
-            how = signal.Signals(-code).name
-            return (
-                "cpu",
-                f"its process was killed by {how}: it used up its CPU-time limit of {limit} s",
-            )
-        try:
-            return "crash", f"its process was killed by {signal.Signals(-code).name}"
-        except ValueError:
-            return "crash", f"its process was killed by signal {-code}"
-
-    def kill(self) -> None:
-        try:  # the bot process and anything it started (the filter keeps them in its group)
-            os.killpg(self.process.pid, signal.SIGKILL)
-        except OSError:  # the group is gone, or not there: at least the process itself
-            if self.process.poll() is None:
-                self.process.kill()
-        self.process.wait()
-        for fd in (self.command_fd, self.reply_fd):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-        self.progress.close()
 
 
 _UNDESCRIBED = ("exception", "a fault it did not describe")
@@ -315,27 +112,13 @@ def _act(run: _Run, seat: int, key: int, table: Table) -> tuple:
 class IsolatedPlayer:
     """Plays chunks of games in one worker with each bot in its own process."""
 
-    def __init__(
-        self,
-        registry: Registry,
-        games: dict,
-        move_time: float,
-        max_faults: int,
-        records: bool,
-        memory: int,
-        cpu: int | None = None,
-    ):
-        self.registry = registry
-        self.games = games
-        self.move_time = move_time
-        self.max_faults = max_faults
-        self.records = records
-        self.memory = memory
-        self.cpu = cpu
+    def __init__(self, context: PlayContext):
+        self.context = context
+        self.move_time = move_time = context.move_time
         self.limit = move_time + grace_for(move_time)
         self.processes: dict[str, BotProcess] = {}
         self.broken: dict[str, str] = {}  # bots that cannot start in a process of their own
-        self.known = known_objects(games.values())
+        self.known = known_objects(context.games.values())
         no_memory_access()  # this worker holds every seat's cards: no bot process may read them
         # When the worker ends, its bot processes end, and with them whatever the bots started
         # (the bot processes themselves would die with the worker anyway, their children not).
@@ -366,11 +149,7 @@ class IsolatedPlayer:
         started = []
         for name in names:
             try:
-                started.append(
-                    BotProcess(
-                        self.registry.bots[name], self.move_time, self.memory, self.cpu, self.known
-                    )
-                )
+                started.append(BotProcess(self.context, name, self.known))
             except IsolationError as exc:
                 self.broken[name] = str(exc)
         for process in started:
@@ -383,15 +162,18 @@ class IsolatedPlayer:
     def _start(self, run: _Run) -> None:
         run.attempt += 1
         item = run.item
-        run.table = Table(
-            self.games[item.game],
+        context = self.context
+        run.table = table = Table(
+            context.games[item.game],
             item.seats,
             item.seed,
-            self.move_time,
-            self.max_faults,
-            self.records,
+            context.move_time,
+            context.max_faults,
+            context.records,
             run.forfeits,
         )
+        for seat in run.forfeits:
+            table.forfeits_at_start(seat)
         run.created = set()
         run.views = {}
         run.phase = "play"
@@ -466,7 +248,7 @@ class IsolatedPlayer:
             run.phase = "end"
             result = table.result()
             for seat in sorted(run.created):
-                if table.is_forfeited(seat):
+                if not table.ends(seat):
                     self._drop(run, seat)
                     continue
                 expected, commands = batches.setdefault(names[seat], ([], []))
@@ -601,10 +383,7 @@ class IsolatedPlayer:
         begun = min(max(process.started(), process.answered), process.sent) - process.answered
         if why == "timeout":
             kind = "timeout"
-            message = (
-                f"no answer within {self.move_time:g} s and could not be interrupted; "
-                "its process was killed"
-            )
+            message = unresponsive(self.move_time)
         elif why == "garbled":
             kind, message = "crash", FORGERY
             begun = max(begun, 1)  # its own word is worthless: blame the oldest command it owes

@@ -4,12 +4,12 @@ To learn which bots a file registers, its code must run: its imports, its module
 ``arena_register_bots`` hook. In the shared mode arena runs them itself. With ``--isolation
 process`` no bot code may run in the process that keeps the results: a file could end that process
 at import (``os._exit``), hang it, or look around in it. So a fresh *loading process*
-(``python -m arena.execution.process.loading``) for each file, under the limits of a bot process (the memory limit, the
-signal filter, no access to other processes' memory), imports it and reports on a pipe, as JSON
-lines, what it registered (each bot's name, games and settings, as text) or why it failed. Arena's
-process rebuilds the registry from the reports, in the same order and with the same errors as
-loading the files itself, with stand-in classes that carry a name and games only: the bots' code
-runs only in their own processes (``arena.execution.process.bot_host``).
+(``python -m arena.execution.process.loading``) for each file, under the limits of a bot process
+(the memory limit, the signal filter, no access to other processes' memory), imports it and
+reports on a pipe, as JSON lines, what it registered (each bot's name, games and settings, as
+text) or why it failed. Arena's process rebuilds the registry from the reports, in the same order
+and with the same errors as loading the files itself, with stand-in classes that carry a name and
+games only: the bots' code runs only in their own processes (``arena.execution.process.bot_host``).
 
 One process per file (a few at once): a file can neither forge another's report, nor end the
 process while another loads, nor take memory from another. A file that ends its loading process,
@@ -31,8 +31,9 @@ import time
 from pathlib import Path
 
 from arena.bot import Bot
-from arena.execution.lifeline import child_environment
+from arena.execution.child_process import child_environment
 from arena.plugins.loading import BotSpec, Loader, Registry, load_file, load_registry
+from arena.referee.faults import killed_by
 
 CONFIG_ENV = "ARENA_PROBE"
 LOAD_SECONDS = 30.0  # for one file, as long as a bot process may take to start
@@ -241,13 +242,7 @@ def _ended(process: subprocess.Popen) -> str:
         code = process.wait(timeout=1.0)
     except subprocess.TimeoutExpired:
         return "closed its report without finishing it"
-    if code < 0:
-        try:
-            how = f"was killed by {signal.Signals(-code).name}"
-        except ValueError:
-            how = f"was killed by signal {-code}"
-    else:
-        how = f"ended (exit code {code})"
+    how = f"was {killed_by(-code)}" if code < 0 else f"ended (exit code {code})"
     return f"its loading process {how} while loading it"
 
 
@@ -294,7 +289,7 @@ def _load(path: str) -> dict:
 
 
 def main() -> None:
-    from arena.execution.lifeline import die_with_parent
+    from arena.execution.child_process import die_with_parent
     from arena.execution.process.sandbox import no_memory_access, signal_only_self
 
     config = json.loads(os.environ.pop(CONFIG_ENV))

@@ -15,6 +15,10 @@ extension ``arena.execution.process._wire_c`` (built at install time where a C c
 present; the same results, object for object). It is used when built, unless
 ``ARENA_PURE_PYTHON_WIRE=1`` or :func:`use_c_extension` says otherwise; :func:`implementation`
 tells which runs.
+
+Observations, ``GameInfo`` and ``GameResult`` are pickled by the encoder's own reducers
+(``_reducers``): the field values in order, smaller and faster than pickle's default for slotted
+objects. The games know nothing of it.
 """
 
 from __future__ import annotations
@@ -32,7 +36,8 @@ from keyword import iskeyword
 
 from arena import c_extensions
 from arena.cards import CARDS, SUITS
-from arena.games.base import Observation, _rebuild_observation
+from arena.games.base import GameResult, Observation
+from arena.referee.outcome import GameInfo
 
 # Bumped with every change of meaning of the Python code below that _wire_c.c (next to this file)
 # repeats, and there with the same change: an extension built from older sources is not used.
@@ -56,7 +61,7 @@ MAX_SHARED = 10_000  # tuples of one engine table that both ends memorise (every
 def known_objects(games) -> list:
     """What both ends memorise first: the names of the commands, cards, suits, and from the games'
     modules their classes and their tables of card tuples."""
-    known: list = [*COMMANDS, *CARDS, *SUITS, _rebuild_observation, _tuple_new]
+    known: list = [*COMMANDS, *CARDS, *SUITS, rebuild_observation, _tuple_new]
     known += (copyreg.__newobj__, copyreg._reconstructor)
     atoms = {id(k) for k in known}
     for game in games:
@@ -151,7 +156,9 @@ def changes(values: tuple, last: tuple, grows_from: tuple[tuple[int, int], ...] 
 
 
 def differ_for(cls: type) -> Callable:
-    """``changes`` for observations of ``cls``, with the hints of its ``grows_from``."""
+    """``changes`` for observations of ``cls``, with the hints of its ``grows_from``: an optional
+    class attribute, field -> another field whose earlier value the first one's new value usually
+    begins with (say, the tricks of the deal just ended and the tricks of that deal seen before)."""
     fields = cls.fields
     pairs = tuple(
         (fields.index(target), fields.index(source))
@@ -252,7 +259,7 @@ def builder(cls: type) -> Callable:
         return build
     fields = cls.fields
     if not all(name.isidentifier() and not iskeyword(name) for name in fields):
-        return lambda values: _rebuild_observation(cls, values)
+        return lambda values: rebuild_observation(cls, values)
     source = (
         "def build(values):\n"
         "    observation = new(cls)\n"
@@ -263,6 +270,56 @@ def builder(cls: type) -> Callable:
     exec(source, namespace)  # the field names of a class, checked above
     _BUILDERS[cls] = build = namespace["build"]
     return build
+
+
+def rebuild_observation(cls: type, values: tuple) -> Observation:
+    """An observation of ``cls`` made of its field values (see ``_reduce_observation``)."""
+    observation = cls.__new__(cls)
+    for name, value in zip(cls.fields, values, strict=True):
+        setattr(observation, name, value)
+    return observation
+
+
+def _reduce_observation(observation: Observation) -> tuple:
+    # Field values in order: smaller and faster than pickle's default for slotted objects.
+    return rebuild_observation, (type(observation), fields_values(type(observation))(observation))
+
+
+_VALUES: dict[type, Callable] = {}
+
+
+def fields_values(cls: type) -> Callable:
+    """A function giving the field values of an observation of ``cls`` (two or more fields)."""
+    getter = _VALUES.get(cls)
+    if getter is None:
+        getter = _VALUES[cls] = operator.attrgetter(*cls.fields)
+    return getter
+
+
+def _reduce_game_result(result: GameResult) -> tuple:
+    # Sent to every bot process at the end of a game: a slotted dataclass's own pickling calls
+    # fields() each time.
+    return GameResult, (result.scores, result.ranks, result.better)
+
+
+def _reduce_game_info(info: GameInfo) -> tuple:
+    # Sent to a bot process for every seat of every game.
+    fields = (info.game, info.seat, info.players, info.variant, info.params, info.move_time)
+    return GameInfo, fields
+
+
+def _reducers(known: list) -> dict:
+    """The pickler's own ways of writing the values that cross to bot processes most often."""
+    # A known named tuple (a finished trick) is made again by tuple.__new__, in C on both ends:
+    # its own pickling calls its __getnewargs__ here and its __new__ there, in Python.
+    reduce = _wire_c.reduce_named_tuple if _use_c else _reduce_named_tuple
+    table: dict = {cls: reduce for cls in known if _is_named_tuple(cls)}
+    for cls in known:
+        if isinstance(cls, type) and issubclass(cls, Observation) and len(cls.fields) > 1:
+            table[cls] = _reduce_observation
+    table[GameResult] = _reduce_game_result
+    table[GameInfo] = _reduce_game_info
+    return table
 
 
 _tuple_new = tuple.__new__
@@ -283,10 +340,7 @@ class CommandEncoder:
         self.buffer = io.BytesIO()
         # Protocol 3 writes memo indices explicitly, so that each batch can reuse the same ones.
         self.pickler = pickle.Pickler(self.buffer, 3)
-        # A known named tuple (a finished trick) is made again by tuple.__new__, in C on both
-        # ends: its own pickling calls its __getnewargs__ here and its __new__ there, in Python.
-        reduce = _wire_c.reduce_named_tuple if _use_c else _reduce_named_tuple
-        self.pickler.dispatch_table = {cls: reduce for cls in known if _is_named_tuple(cls)}
+        self.pickler.dispatch_table = _reducers(known)
         self.preamble = self._message(known)
         self.base = self.pickler.memo.copy()
         # Batches are written without memorising anything (they share little but the known

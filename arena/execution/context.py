@@ -1,0 +1,49 @@
+"""``PlayContext``: everything a backend needs to play the games of one run, fixed for the run."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from arena.games.base import Game
+from arena.plugins.loading import Registry
+from arena.referee.inline import play_game
+from arena.referee.interrupt import Interrupt
+from arena.referee.outcome import GameOutcome, SeatForfeit
+from arena.tournament.schedule import ScheduledGame
+
+
+@dataclass(frozen=True)
+class PlayContext:
+    """The registry of loaded bots, the game objects by name, and the referee's settings.
+
+    ``interrupt`` is the run's Ctrl-C flag: set by the run's SIGINT handler, read by the referee
+    when bot code is interrupted in this process (worker processes ignore SIGINT).
+    """
+
+    registry: Registry
+    games: Mapping[str, Game]
+    move_time: float = 1.0
+    max_faults: int = 3
+    records: bool = False
+    bot_memory: int = 0  # bytes of address space for a bot's own process; 0: no limit
+    bot_cpu: int | None = None  # CPU seconds for a bot's own process
+    interrupt: Interrupt = field(default_factory=Interrupt)
+
+    def play(
+        self, item: ScheduledGame, forfeits: dict[int, SeatForfeit] | None = None, tracker=None
+    ) -> GameOutcome:
+        """Play one scheduled game in this process, its bots made from the registry."""
+        registry = self.registry
+        return play_game(
+            self.games[item.game],
+            [registry.bots[name].create for name in item.seats],
+            item.seats,
+            item.seed,
+            move_time=self.move_time,
+            max_faults=self.max_faults,
+            keep_record=self.records,
+            forfeits=forfeits,
+            tracker=tracker,
+            interrupt=self.interrupt,
+        )

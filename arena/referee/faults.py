@@ -1,0 +1,131 @@
+"""What counts as a fault, how it is described, and the book of faults and forfeits of one game.
+
+Every way a bot can fail is classified here, once, for every mode: in this process, in a bot's own
+process (``execution.process.bot_host``), and by a game worker that sees a bot's process die or
+hang.
+"""
+
+from __future__ import annotations
+
+import random
+import signal
+from dataclasses import dataclass
+from typing import Any
+
+from arena.referee.watchdog import MoveTimeout
+
+NO_ANSWER = object()  # what a bot "returned" when its call raised
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    seat: int
+    decision: int  # 0 for start(), -1 for end(), else the game's decision number
+    kind: str  # "exception", "illegal", "timeout", "crash", "memory", "cpu"
+    message: str
+
+    def to_json(self) -> dict:
+        return {
+            "seat": self.seat,
+            "decision": self.decision,
+            "kind": self.kind,
+            "message": self.message,
+        }
+
+
+def describe(exc: BaseException) -> str:
+    """An exception in one line: its type and the start of its message."""
+    text = str(exc).strip().splitlines()
+    detail = f": {text[0][:200]}" if text and text[0] else ""
+    return f"{type(exc).__name__}{detail}"
+
+
+def _safe_repr(value: Any) -> str:
+    try:
+        text = repr(value)
+    except BaseException:
+        text = f"<unprintable {type(value).__name__}>"
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def classify(exc: BaseException, answer: Any, move_time: float) -> tuple[str, str]:
+    """The fault kind and message of what a bot's call raised (``answer``: what it returned,
+    ``NO_ANSWER`` if nothing). Call it while the deadline is still armed: describing an exception
+    runs the bot's own ``__str__``, which may never return."""
+    try:
+        if isinstance(exc, MoveTimeout):
+            return "timeout", f"no answer within {move_time:g} s"
+        if isinstance(exc, ValueError) and answer is not NO_ANSWER:
+            return "illegal", f"{_safe_repr(answer)} is not a legal action"
+        return ("memory" if isinstance(exc, MemoryError) else "exception"), describe(exc)
+    except BaseException:
+        return "exception", f"{type(exc).__name__} (its message could not be read)"
+
+
+def late(seconds: float, move_time: float) -> str:
+    """The message of an answer that came, but past the time limit."""
+    return f"answered after {seconds:.3f} s (limit {move_time:g} s)"
+
+
+def unresponsive(move_time: float) -> str:
+    """The message of a bot whose process had to be killed to stop its decision."""
+    return f"no answer within {move_time:g} s and could not be interrupted; its process was killed"
+
+
+def killed_by(signum: int) -> str:
+    """``killed by SIGSEGV``: how a process that a signal ended is described."""
+    try:
+        return f"killed by {signal.Signals(signum).name}"
+    except ValueError:
+        return f"killed by signal {signum}"
+
+
+def process_ended(exitcode: int | None) -> str:
+    """The message of a bot whose process ended, by its exit code (negative: the signal)."""
+    if exitcode is not None and exitcode < 0:
+        return f"its process was {killed_by(-exitcode)}"
+    return f"its process ended (exit code {exitcode})"
+
+
+class FaultBook:
+    """The faults and forfeits of one game's seats."""
+
+    __slots__ = ("faults", "forfeited", "log", "max_faults")
+
+    def __init__(self, n: int, max_faults: int):
+        self.faults = [0] * n
+        self.forfeited = [False] * n  # by seat, changed in place (the referee's loop reads it)
+        self.log: list[Fault] = []
+        self.max_faults = max_faults
+
+    def fault(self, seat: int, decision: int, kind: str, message: str) -> None:
+        """A fault in play or in ``start()``: ``max_faults`` of them forfeit the game."""
+        self.faults[seat] += 1
+        self.log.append(Fault(seat, decision, kind, message))
+        if self.faults[seat] >= self.max_faults:
+            self.forfeited[seat] = True
+
+    def forfeit(self, seat: int, decision: int, kind: str, message: str) -> None:
+        """A fault that forfeits the game at once (a bot that cannot be created, a dead process)."""
+        self.fault(seat, decision, kind, message)
+        self.forfeited[seat] = True
+
+    def fault_at_end(self, seat: int, kind: str, message: str) -> None:
+        """A fault in ``end()``: counted, but it cannot forfeit a game already over."""
+        self.faults[seat] += 1
+        self.log.append(Fault(seat, -1, kind, f"in end(): {message}"))
+
+
+class Fallback:
+    """The referee's own generator for fallback actions, seeded only when first needed."""
+
+    __slots__ = ("seed", "rng")
+
+    def __init__(self, seed: str):
+        self.seed = seed
+        self.rng: random.Random | None = None
+
+    def choose(self, n: int) -> int:
+        if self.rng is None:
+            self.rng = random.Random(self.seed)
+        return self.rng.randrange(n)
