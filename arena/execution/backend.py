@@ -24,11 +24,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from arena.execution.context import PlayContext
+from arena.execution.context import PlayContext, ScheduledGame
 from arena.execution.process.isolated_play import IsolatedPlayer
 from arena.execution.workers import TaskFeed, WorkerPool, chunk_sizes
 from arena.referee.outcome import GameOutcome
-from arena.tournament.schedule import ScheduledGame
 
 Outcomes = Iterator[tuple[ScheduledGame, GameOutcome]]
 

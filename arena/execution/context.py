@@ -1,4 +1,6 @@
-"""``PlayContext``: everything a backend needs to play the games of one run, fixed for the run."""
+"""What a backend is given: the games to play (``ScheduledGame``), and ``PlayContext``, everything
+it needs to play them, fixed for the run. A schedule (``tournament.schedule``) is a list of
+``ScheduledGame``; the backends know nothing of how it was drawn up."""
 
 from __future__ import annotations
 
@@ -10,7 +12,21 @@ from arena.plugins.loading import Registry
 from arena.referee.inline import play_game
 from arena.referee.interrupt import Interrupt
 from arena.referee.outcome import GameOutcome, SeatForfeit
-from arena.tournament.schedule import ScheduledGame
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduledGame:
+    """One game of a run's schedule: which game, which deal, which bot in each seat."""
+
+    index: int  # position in this run's schedule for this game: results are rated in this order
+    game: str
+    seed: str
+    seats: tuple[str, ...]
+    board: int  # games with the same board share the seed (duplicate format)
+
+    def __reduce__(self):
+        # Sent to the workers by the thousand: a dataclass's own pickling calls fields() each time.
+        return ScheduledGame, (self.index, self.game, self.seed, self.seats, self.board)
 
 
 @dataclass(frozen=True)

@@ -28,10 +28,10 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 
 from arena.execution.child_process import die_with_parent
+from arena.execution.context import ScheduledGame
 from arena.referee.faults import process_ended, unresponsive
 from arena.referee.outcome import GameOutcome, SeatForfeit
 from arena.referee.watchdog import get_watchdog, grace_for
-from arena.tournament.schedule import ScheduledGame
 
 PlayFunction = Callable[[ScheduledGame, dict | None, object], GameOutcome]
 

@@ -17,20 +17,8 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import Iterator
-from dataclasses import dataclass
 
-
-@dataclass(frozen=True, slots=True)
-class ScheduledGame:
-    index: int  # position in this run's schedule for this game: results are rated in this order
-    game: str
-    seed: str
-    seats: tuple[str, ...]
-    board: int  # games with the same board share the seed (duplicate format)
-
-    def __reduce__(self):
-        # Sent to the workers by the thousand: a dataclass's own pickling calls fields() each time.
-        return ScheduledGame, (self.index, self.game, self.seed, self.seats, self.board)
+from arena.execution.context import ScheduledGame
 
 
 def groups(bots: list[str], table_size: int) -> list[tuple[str, ...]]:

@@ -32,7 +32,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from arena.bot import seat_seed
-from arena.execution.context import PlayContext
+from arena.execution.context import PlayContext, ScheduledGame
 from arena.execution.process.bot_process import ENDING_SECONDS, BotProcess, IsolationError
 from arena.execution.process.sandbox import no_memory_access
 from arena.execution.process.wire import FAULT, differ_for, fields_getter, known_objects
@@ -41,7 +41,6 @@ from arena.referee.faults import unresponsive
 from arena.referee.outcome import GameOutcome, SeatForfeit
 from arena.referee.table import Table
 from arena.referee.watchdog import grace_for
-from arena.tournament.schedule import ScheduledGame
 
 FORGERY = "it wrote to arena's side of its pipes itself; its process was killed"
 IN_PLAY = 96  # games a worker plays at once
