@@ -1,6 +1,6 @@
 """``arena bench``: decisions per second of the bare engines and of whole runs, in one sitting.
 
-The engine figure is random legal play with no harness (``engine_bench``). The harness figure is a
+The engine figure is random legal play with no harness (``bench.engines``). The harness figure is a
 real tournament — four seeded random bots, the referee with its time limit, TrueSkill updates and
 SQLite storage with records — run with ``--jobs 1`` and ``--jobs 2``, with the bots inside the game
 workers (``--isolation shared``) and each in its own process (``--isolation process``). Each

@@ -112,8 +112,10 @@ def print_tables(
     from arena.store.database import StoreError
     from arena.views.leaderboard import render
 
-    classes = (registry or load_games()).game_classes()
-    score_names = {name: game_class.score_name for name, game_class in classes.items()}
+    score_names = {}
+    if fmt in ("table", "markdown"):  # only their column heads name the score
+        classes = (registry or load_games()).game_classes()
+        score_names = {name: game_class.score_name for name, game_class in classes.items()}
     try:
         typer.echo(render(store, game_names, fmt, head_to_head, score_names))
     except StoreError as exc:

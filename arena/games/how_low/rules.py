@@ -30,8 +30,8 @@ import random
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+import arena.games.base as base
 from arena.cards import ACE, CARDS, KING, RANK_OF, Card, full_pack, parse_card
-from arena.games import base
 from arena.games.base import TERMINAL, Chance, GameResult, clone_fields, competition_ranks, to_plain
 from arena.games.discards import MAX_DISCARD, PAIR, SINGLE, discards_of_five, discards_up_to  # noqa: F401 (the wire memorises a module's tables)
 from arena.games.how_low.bot_template import TEMPLATE

@@ -23,8 +23,8 @@ from bisect import bisect_left
 from math import comb
 from typing import Any, ClassVar, NamedTuple
 
+import arena.games.base as base
 from arena.cards import ASCII_NAMES, DIAMONDS, HEARTS, SUITS, Card, piquet_pack
-from arena.games import base
 from arena.games.base import TERMINAL, Chance, GameResult, clone_fields, competition_ranks
 from arena.games.discards import MAX_DISCARD, discards_of_five, discards_up_to
 from arena.games.discards import PAIR as _PAIR  # noqa: F401 (the wire memorises a module's tables)
