@@ -13,11 +13,14 @@ from pathlib import Path
 import pytest
 from conftest import STANDARD_BOTS, write_bots
 
+from arena.limits import PlanError
 from arena.plugins.loading import load_registry
-from arena.store.database import RunInfo
+from arena.store.database import RunInfo, Store
 from arena.tournament.file import load_tournament_file
-from arena.tournament.plan import PlanError, build_tournament, tournament_from_identity
+from arena.tournament.plan import build_tournament, tournament_from_identity
+from arena.tournament.run import default_jobs
 from arena.tournament.run_plan import RunOptions, chosen_settings, plan_run
+from arena.tournament.settle import settle
 from arena.views.human_game import HumanGameError, set_up_game
 from arena.views.human_seat import choose_seat
 
@@ -36,7 +39,7 @@ def stored(*runs: RunInfo):
 def run_info(run_id: int, isolation: str | None, **config) -> RunInfo:
     identity = {"games": 100, "seed": "s", "move_time": 1.0, "max_faults": 3, "records": True}
     settings = {} if isolation is None else {"isolation": isolation, "bot_memory": 512}
-    return RunInfo(run_id, "s", {**identity, **config, "plans": []}, "running", settings)
+    return RunInfo(run_id, "s", {**identity, "plans": [], **config}, "running", settings)
 
 
 def tournament_file(tmp_path, text: str):
@@ -90,6 +93,7 @@ def test_a_rerun_that_may_continue_a_process_run_loads_isolated_as_a_guess():
         RunOptions(games_per_game=8, move_time=0.5),
         RunOptions(games_per_game=8, records=False),
         RunOptions(games_per_game=8, duplicate=False),
+        RunOptions(games_per_game=8, bots=["random", "first"]),  # the run's games have no bots
     ],
 )
 def test_a_run_that_cannot_continue_a_process_run_loads_here_for_sure(options):
@@ -98,12 +102,107 @@ def test_a_run_that_cannot_continue_a_process_run_loads_here_for_sure(options):
     assert not plan.load_isolated and not plan.loading_is_a_guess
 
 
+def test_a_rerun_naming_the_bots_of_a_process_run_loads_isolated_as_a_guess():
+    plans = [{"game": "twenty-down", "bots": ["first", "random"]}, {"game": "x", "bots": ["first"]}]
+    runs = stored(run_info(1, "process", games=8, plans=plans))
+    plan = plan_run(RunOptions(games_per_game=8, bots=["random", "first"]), None, runs, DEFAULT_DB)
+    assert plan.load_isolated and plan.loading_is_a_guess
+
+
 def test_chosen_settings_command_line_then_continued_run_then_file_then_default():
     kept = {"isolation": "process", "bot_memory": 10**12, "bot_cpu": 5}  # 1 TiB+: unusable
     chosen = chosen_settings({"bot_cpu": 7}, kept, {"bot_memory": 300})
     assert chosen == {"isolation": "process", "bot_memory": 300, "bot_cpu": 7}
     defaults = {"isolation": "shared", "bot_memory": 1024, "bot_cpu": None}
     assert chosen_settings({}, {}, {}) == defaults
+
+
+# --- settling the run: the bot files loaded once, a second time only when the guess was wrong -----
+
+
+class Loads:
+    """A ``load_registry`` that loads the bots here, and remembers how it was asked to."""
+
+    def __init__(self, bots_dir: Path):
+        self.bots_dir = bots_dir
+        self.calls: list[tuple[bool, bool]] = []  # (quiet, isolated)
+
+    def __call__(self, bots_dirs, quiet=False, isolated=False, memory_mib=1024):
+        self.calls.append((quiet, isolated))
+        return load_registry(self.bots_dir, entry_points=False)
+
+
+def stored_process_run(tmp_path, bots_dir: Path, bots: list[str]) -> tuple[Path, int]:
+    """A database with one interrupted run of 4 games of every game, played isolated."""
+    db = tmp_path / "arena.db"
+    registry = load_registry(bots_dir, entry_points=False)
+    tournament = build_tournament(registry, games_per_game=4, bots=bots, seed="s1")
+    store = Store(db)
+    settings = {"isolation": "process", "bot_memory": 512, "bot_cpu": None}
+    run_id = store.start_run(tournament.seed, tournament.identity(), settings)
+    store.close()
+    return db, run_id
+
+
+def unfinished_in(db: Path):
+    store = Store(db, create=False)
+    try:
+        return store.unfinished_runs()
+    finally:
+        store.close()
+
+
+def test_settling_a_confirmed_guess_loads_once_and_keeps_the_runs_settings(tmp_path):
+    bots_dir = write_bots(tmp_path / "bots", STANDARD_BOTS)
+    db, run_id = stored_process_run(tmp_path, bots_dir, ["random", "first"])
+    options = RunOptions(games_per_game=4, bots=["random", "first"], db=db)
+    plan = plan_run(options, None, unfinished_in, DEFAULT_DB)
+    assert plan.loading_is_a_guess
+    loads, warned = Loads(bots_dir), []
+    registry, store, settled = settle(plan, loads, Store, warned.append)
+    store.close()
+    assert loads.calls == [(True, True)] and warned == [registry]
+    assert settled.previous.id == run_id and settled.tournament.seed == "s1"
+    how = settled.tournament
+    assert (how.isolation, how.bot_memory, how.bot_cpu) == ("process", 512, None)
+    assert settled.jobs == default_jobs("process")
+
+
+def test_settling_a_wrong_guess_loads_a_second_time_here(tmp_path):
+    bots_dir = write_bots(tmp_path / "bots", STANDARD_BOTS)
+    db, _ = stored_process_run(tmp_path, bots_dir, ["random", "first"])
+    plan = plan_run(RunOptions(games_per_game=4, db=db, jobs=3), None, unfinished_in, DEFAULT_DB)
+    assert plan.loading_is_a_guess  # the stored run might be this one: every bot is not known yet
+    loads, warned = Loads(bots_dir), []
+    _, store, settled = settle(plan, loads, Store, warned.append)
+    store.close()
+    assert loads.calls == [(True, True), (False, False)] and warned == []
+    assert settled.previous is None and settled.tournament.isolation == "shared"
+    assert settled.jobs == 3
+
+
+def test_settling_without_a_guess_loads_once_as_planned(tmp_path):
+    bots_dir = write_bots(tmp_path / "bots", STANDARD_BOTS)
+    options = RunOptions(games_per_game=4, db=tmp_path / "new.db")
+    plan = plan_run(options, None, stored(), DEFAULT_DB)
+    loads = Loads(bots_dir)
+    _, store, settled = settle(plan, loads, Store, never_read)
+    store.close()
+    assert loads.calls == [(False, False)] and settled.tournament.isolation == "shared"
+
+
+def test_settling_an_impossible_resume_is_one_error_and_closes_the_store(tmp_path):
+    bots_dir = write_bots(tmp_path / "bots", STANDARD_BOTS)
+    plan = plan_run(RunOptions(resume=True, db=tmp_path / "new.db"), None, stored(), DEFAULT_DB)
+    opened = []
+
+    def open_store(db):
+        opened.append(Store(db))
+        return opened[-1]
+
+    with pytest.raises(PlanError, match="no interrupted run to resume"):
+        settle(plan, Loads(bots_dir), open_store, never_read)
+    assert len(opened) == 1 and opened[0].db is None  # closed
 
 
 # --- what the plan holds --------------------------------------------------------------------------

@@ -89,7 +89,13 @@ def replay(
 ) -> None:
     """Show a stored game deal by deal and move by move (everything is public after the game)."""
     from arena.games.base import RecordError
-    from arena.views.replay import output_style, render_game, seat_decisions, verify_game
+    from arena.views.replay import (
+        output_style,
+        render_game,
+        seat_decisions,
+        stored_facts,
+        verify_game,
+    )
 
     check_format(fmt, ("text", "json"))
     info, record, classes = _load_record(db, game_id)
@@ -106,7 +112,7 @@ def replay(
         if seat is not None:
             out = seat_decisions(record, classes, seat, bool(info["seats"][seat]["forfeit"]))
         else:
-            out = {**record, "arena": _stored_facts(info)}
+            out = {**record, "arena": stored_facts(info)}
         typer.echo(json.dumps(out, ensure_ascii=False))
         return
     style = output_style(ascii_cards)
@@ -140,16 +146,3 @@ def _load_record(db: Path | None, game_id: int):
     except RecordError as exc:
         raise fail(f"game {game_id}: {exc}", code=1) from None
     return info, record, classes
-
-
-def _stored_facts(info: dict) -> dict:
-    """What the database adds to the record: the id, the run, the scores and final ranks the
-    tournament stored (ranks after forfeits)."""
-    return {
-        "id": info["id"],
-        "run": info["run_id"],
-        "finished": info["finished"],
-        "scores": [s["score"] for s in info["seats"]],
-        "ranks": [s["rank"] for s in info["seats"]],
-        "forfeits": [bool(s["forfeit"]) for s in info["seats"]],
-    }

@@ -146,8 +146,8 @@ def run(
 
 def _plan(options, tournament_file: Path | None):
     """The checked plan of the run; decided before any bot file is loaded."""
+    from arena.limits import PlanError
     from arena.tournament.file import TournamentFileError, load_tournament_file
-    from arena.tournament.plan import PlanError
     from arena.tournament.run import default_db
     from arena.tournament.run_plan import plan_run
 
@@ -175,42 +175,14 @@ def _unfinished_runs(db: Path) -> list:
 
 
 def _settle(plan):
-    """(registry, store, settled run). When loading the bot files isolated was only a guess
-    (an unfinished process-isolated run might be the one continued) and the run turns out to be
-    another, they are loaded here after all and the run is settled again."""
-    registry = load_registry(
-        plan.bots_dirs,
-        quiet=plan.loading_is_a_guess,
-        isolated=plan.load_isolated,
-        memory_mib=plan.loading_memory,
-    )
-    if plan.loading_is_a_guess:
-        settled = _settle_with(plan, registry, final=False)
-        if settled is not None and settled[1].isolation == "process":
-            warn(registry)
-            return registry, *settled
-        if settled is not None:
-            settled[0].close()
-        registry = load_registry(plan.bots_dirs)
-    return registry, *_settle_with(plan, registry, final=True)
+    """(registry, store, settled run), or a one-line error."""
+    from arena.limits import PlanError
+    from arena.tournament.settle import settle
 
-
-def _settle_with(plan, registry, final: bool):
-    """(store, settled run); an error ends the command if ``final``, else gives None."""
-    from arena.tournament.plan import PlanError
-    from arena.tournament.run_plan import settle_run
-
-    store = open_store(plan.db)
     try:
-        return store, settle_run(plan, registry, store)
+        return settle(plan, load_registry, open_store, warn)
     except PlanError as exc:
-        store.close()
-        if final:
-            raise fail(str(exc)) from None
-        return None
-    except BaseException:
-        store.close()
-        raise
+        raise fail(str(exc)) from None
 
 
 def _play(plan, registry, store, settled, quiet: bool):
@@ -218,13 +190,29 @@ def _play(plan, registry, store, settled, quiet: bool):
     from arena.execution.process.bot_process import IsolationError
     from arena.execution.workers import WorkerError
     from arena.store.database import StoreError
-    from arena.tournament.run import TournamentError, default_jobs, run_tournament
+    from arena.tournament.run import TournamentError, run_tournament
     from arena.views.progress import Progress
 
+    _announce(plan, settled)
+    progress = Progress(enabled=not quiet)
+    try:
+        with progress:
+            summary = run_tournament(
+                settled.tournament,
+                registry,
+                store,
+                jobs=settled.jobs,
+                resume=True,
+                progress=progress.update,
+            )
+    except (StoreError, TournamentError, WorkerError, IsolationError) as exc:
+        raise fail(str(exc), code=1) from None
+    _report(summary)
+    return summary
+
+
+def _announce(plan, settled) -> None:
     tournament = settled.tournament
-    jobs = plan.jobs if plan.jobs is not None else default_jobs(settled.isolation)
-    tournament.isolation = settled.isolation
-    tournament.bot_memory, tournament.bot_cpu = settled.bot_memory, settled.bot_cpu
     for game_plan in tournament.plans:
         typer.echo(
             f"{game_plan.game}: {tournament.games_per_game} games, {game_plan.players} seats, "
@@ -235,18 +223,9 @@ def _play(plan, registry, store, settled, quiet: bool):
     if plan.isolation_kept_from_run(settled.isolation):
         how += f" (kept from run {settled.previous.id}; --isolation to change it)"
     typer.echo(
-        f"seed {tournament.seed}, {jobs} job(s), isolation {how}, results in {plan.db}", err=True
+        f"seed {tournament.seed}, {settled.jobs} job(s), isolation {how}, results in {plan.db}",
+        err=True,
     )
-    progress = Progress(enabled=not quiet)
-    try:
-        with progress:
-            summary = run_tournament(
-                tournament, registry, store, jobs=jobs, resume=True, progress=progress.update
-            )
-    except (StoreError, TournamentError, WorkerError, IsolationError) as exc:
-        raise fail(str(exc), code=1) from None
-    _report(summary)
-    return summary
 
 
 def _report(summary) -> None:

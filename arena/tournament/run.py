@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import signal
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -226,10 +225,6 @@ def default_jobs(isolation: str = "shared") -> int:
 
 def default_db() -> Path:
     return Path("leaderboard") / "arena.db"
-
-
-def stderr_is_terminal() -> bool:
-    return sys.stderr.isatty()
 
 
 def _detail(exc: BaseException) -> str:

@@ -6,10 +6,11 @@ before any bot file is loaded. With ``--isolation process`` no bot file may run 
 process, not even to be loaded, so how they are loaded must be known first: from this command
 line, else from the run being continued (it keeps its isolation), else from the file.
 
-``settle_run`` then needs the registry: it builds the tournament (or takes the resumed run's) and
-finds the stored run it continues. Only when an unfinished process-isolated run might be the one
-this command continues (that depends on the bots the registry has) is the loading a guess, which
-``SettledRun`` may prove wrong; ``RunPlan.loading_is_a_guess`` says so.
+``arena.tournament.settle`` then loads the registry as planned and settles the run: it builds the
+tournament (or takes the resumed run's) and finds the stored run it continues. Only when an
+unfinished process-isolated run might be the one this command continues, and telling needs the
+bot files (which games they register, which bots play each), is the loading a guess, which
+settling may prove wrong; ``RunPlan.loading_is_a_guess`` says so.
 """
 
 from __future__ import annotations
@@ -18,16 +19,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from arena.plugins.loading import Registry, default_bots_dirs
-from arena.store.database import RunInfo, Store
+from arena.limits import PlanError, check_setting
+from arena.plugins.loading import Registry
+from arena.store.database import RunInfo
 from arena.tournament.file import GameSection, TournamentFile
-from arena.tournament.plan import (
-    PlanError,
-    Tournament,
-    build_tournament,
-    check_setting,
-    tournament_from_identity,
-)
+from arena.tournament.plan import Tournament, build_tournament
 
 # How bots run when neither the command line, nor a continued run, nor the file says.
 BOT_DEFAULTS = {"isolation": "shared", "bot_memory": 1024, "bot_cpu": None}
@@ -88,7 +84,7 @@ class RunPlan:
     given: dict  # isolation, bot_memory, bot_cpu as this command line says (None: not said)
     in_file: dict  # the same as the tournament file says
     load_isolated: bool  # the bot files are loaded by sandboxed loading processes
-    loading_is_a_guess: bool  # only a stored run said to load them isolated; settle_run decides
+    loading_is_a_guess: bool  # only a stored run said to load them isolated; settling decides
     loading_memory: int  # MiB of a loading process
 
     def isolation_kept_from_run(self, isolation: str) -> bool:
@@ -96,17 +92,6 @@ class RunPlan:
         return self.given["isolation"] is None and isolation != self.in_file.get(
             "isolation", BOT_DEFAULTS["isolation"]
         )
-
-
-@dataclass
-class SettledRun:
-    """The run a command plays or continues, and how its bots run."""
-
-    tournament: Tournament
-    previous: RunInfo | None  # the stored run it continues
-    isolation: str
-    bot_memory: int
-    bot_cpu: int | None
 
 
 def plan_run(
@@ -222,7 +207,7 @@ def _loading(
 
 def _may_continue(run: RunInfo, request: TournamentRequest) -> bool:
     """Whether the tournament requested may be ``run``'s, as far as it can be told without the
-    registry (its bots and tables are not known yet)."""
+    registry (which games exist and which bots play each are not known yet)."""
     config = run.config
     try:
         same = (
@@ -232,8 +217,11 @@ def _may_continue(run: RunInfo, request: TournamentRequest) -> bool:
             and config["records"] == request.records
             and config.get("duplicate", True) == request.duplicate
         )
+        if same and request.bots is not None and not request.sections:
+            # Without game sections, the bots named are exactly the bots of the run's games.
+            same = {bot for plan in config["plans"] for bot in plan["bots"]} == set(request.bots)
     except (KeyError, TypeError):
-        return True  # an identity of a shape this arena does not know: settle_run decides
+        return True  # an identity of a shape this arena does not know: settling decides
     return same and (request.seed is None or config["seed"] == str(request.seed))
 
 
@@ -260,45 +248,3 @@ def _usable(key: str, value) -> bool:
     except PlanError:
         return False
     return True
-
-
-def settle_run(plan: RunPlan, registry: Registry, store: Store) -> SettledRun:
-    """The run this command plays or continues, and how its bots run. Raises ``PlanError``."""
-    if plan.resume:
-        previous = store.latest_unfinished_run()
-        if previous is None:
-            raise PlanError(f"{plan.db}: no interrupted run to resume")
-        tournament = tournament_from_identity(previous.config)
-        missing = _missing_for(registry, tournament, plan.bots_dirs)
-        if missing:
-            raise PlanError(missing)
-    else:
-        tournament = plan.request.build(registry)
-        if plan.request.seed is None:
-            # Rerunning the same command without --seed continues its interrupted run.
-            for run in store.unfinished_runs():
-                if {**run.config, "seed": tournament.seed} == tournament.identity():
-                    tournament.seed = run.seed
-                    break
-        previous = store.find_run(tournament.identity())
-    # A continued run keeps the isolation and bot limits it was played with (a run stored
-    # before they were kept has none: the file's or the defaults), unless this command says.
-    kept = previous.settings if previous is not None else {}
-    chosen = chosen_settings(plan.given, kept, plan.in_file)
-    return SettledRun(tournament, previous, **chosen)
-
-
-def _missing_for(registry: Registry, tournament: Tournament, bots_dirs: list[Path]) -> str | None:
-    """Why the run cannot be continued with these games and bots, if it cannot."""
-    for game_plan in tournament.plans:
-        if game_plan.game not in registry.games:
-            return f"cannot resume: game {game_plan.game!r} is no longer registered"
-        for bot in game_plan.bots:
-            if bot not in registry.bots:
-                folders = ", ".join(map(str, bots_dirs or default_bots_dirs()))
-                return (
-                    f"cannot resume: bot {bot!r} is no longer loaded (bot folders: {folders}; "
-                    "name the run's with --bots-dir)"
-                )
-    return None
-

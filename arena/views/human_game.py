@@ -11,8 +11,8 @@ import secrets
 from dataclasses import dataclass
 
 from arena.games.base import Game, InvalidParametersError
+from arena.limits import PlanError, check_setting
 from arena.plugins.loading import Registry, UnknownNameError
-from arena.tournament.plan import PlanError, check_setting
 from arena.views.human_seat import HUMAN, choose_seat
 
 

@@ -178,7 +178,20 @@ def output_style(force_ascii: bool = False) -> Style:
     return Style(ascii=force_ascii or ascii_only)
 
 
-# --- checking a stored game, and one seat's inputs ----------------------------------------------
+# --- a stored game's facts, checking it, and one seat's inputs -----------------------------------
+
+
+def stored_facts(info: dict) -> dict:
+    """What the database adds to the record: the id, the run, the scores and final ranks the
+    tournament stored (ranks after forfeits)."""
+    return {
+        "id": info["id"],
+        "run": info["run_id"],
+        "finished": info["finished"],
+        "scores": [s["score"] for s in info["seats"]],
+        "ranks": [s["rank"] for s in info["seats"]],
+        "forfeits": [bool(s["forfeit"]) for s in info["seats"]],
+    }
 
 
 def verify_game(info: dict, record: dict, games: dict[str, type[Game]]) -> list[str]:

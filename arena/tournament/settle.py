@@ -1,0 +1,134 @@
+"""The run ``arena run`` plays, settled once the bot files are loaded as its plan says.
+
+``settle`` loads the registry as ``RunPlan`` decided, builds the tournament (or takes the resumed
+run's), finds the stored run it continues and applies how its bots run (isolation, bot limits) and
+the number of game workers. The command line then only plays the ``SettledRun`` and prints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.limits import PlanError
+from arena.plugins.loading import Registry, default_bots_dirs
+from arena.store.database import RunInfo, Store
+from arena.tournament.plan import Tournament, tournament_from_identity
+from arena.tournament.run import default_jobs
+from arena.tournament.run_plan import RunPlan, chosen_settings
+
+# load_registry(bots_dirs, quiet=, isolated=, memory_mib=): the registry; unless quiet, it reports
+# each bot file that failed to load.
+LoadRegistry = Callable[..., Registry]
+
+
+@dataclass
+class SettledRun:
+    """The run a command plays or continues, ready to play: its tournament carries how its bots
+    run (``isolation``, ``bot_memory``, ``bot_cpu``)."""
+
+    tournament: Tournament
+    previous: RunInfo | None  # the stored run it continues
+    jobs: int  # game workers
+
+    @property
+    def isolation(self) -> str:
+        return self.tournament.isolation
+
+
+def settle(
+    plan: RunPlan,
+    load_registry: LoadRegistry,
+    open_store: Callable[[Path], Store],
+    warn: Callable[[Registry], None],
+) -> tuple[Registry, Store, SettledRun]:
+    """(the registry, the open store, the settled run). Raises ``PlanError``; the store is closed
+    on any error.
+
+    The bot files are loaded once, as the plan says. The one exception: when loading them isolated
+    was a guess (``plan.loading_is_a_guess``) and the run settled turns out not to be played with
+    process isolation (or cannot be settled with the bots loaded so), they are loaded a second
+    time, here in arena's process, and the run is settled again. Until the guess is confirmed the
+    first loading is quiet, so each load error is reported once (``warn``)."""
+    registry = load_registry(
+        plan.bots_dirs,
+        quiet=plan.loading_is_a_guess,
+        isolated=plan.load_isolated,
+        memory_mib=plan.loading_memory,
+    )
+    if plan.loading_is_a_guess:
+        guessed = _settle_if_isolated(plan, registry, open_store)
+        if guessed is not None:
+            warn(registry)
+            return registry, *guessed
+        registry = load_registry(plan.bots_dirs)  # the guess was wrong: the second load
+    store = open_store(plan.db)
+    try:
+        return registry, store, settle_run(plan, registry, store)
+    except BaseException:
+        store.close()
+        raise
+
+
+def _settle_if_isolated(
+    plan: RunPlan, registry: Registry, open_store: Callable[[Path], Store]
+) -> tuple[Store, SettledRun] | None:
+    """(store, settled run) if the run settles and plays with process isolation, else None."""
+    store = open_store(plan.db)
+    try:
+        settled = settle_run(plan, registry, store)
+    except PlanError:
+        store.close()
+        return None
+    except BaseException:
+        store.close()
+        raise
+    if settled.isolation != "process":
+        store.close()
+        return None
+    return store, settled
+
+
+def settle_run(plan: RunPlan, registry: Registry, store: Store) -> SettledRun:
+    """The run this command plays or continues, and how its bots run. Raises ``PlanError``."""
+    if plan.resume:
+        previous = store.latest_unfinished_run()
+        if previous is None:
+            raise PlanError(f"{plan.db}: no interrupted run to resume")
+        tournament = tournament_from_identity(previous.config)
+        missing = _missing_for(registry, tournament, plan.bots_dirs)
+        if missing:
+            raise PlanError(missing)
+    else:
+        tournament = plan.request.build(registry)
+        if plan.request.seed is None:
+            # Rerunning the same command without --seed continues its interrupted run.
+            for run in store.unfinished_runs():
+                if {**run.config, "seed": tournament.seed} == tournament.identity():
+                    tournament.seed = run.seed
+                    break
+        previous = store.find_run(tournament.identity())
+    # A continued run keeps the isolation and bot limits it was played with (a run stored
+    # before they were kept has none: the file's or the defaults), unless this command says.
+    kept = previous.settings if previous is not None else {}
+    chosen = chosen_settings(plan.given, kept, plan.in_file)
+    tournament.isolation = chosen["isolation"]
+    tournament.bot_memory, tournament.bot_cpu = chosen["bot_memory"], chosen["bot_cpu"]
+    jobs = plan.jobs if plan.jobs is not None else default_jobs(tournament.isolation)
+    return SettledRun(tournament, previous, jobs)
+
+
+def _missing_for(registry: Registry, tournament: Tournament, bots_dirs: list[Path]) -> str | None:
+    """Why the run cannot be continued with these games and bots, if it cannot."""
+    for game_plan in tournament.plans:
+        if game_plan.game not in registry.games:
+            return f"cannot resume: game {game_plan.game!r} is no longer registered"
+        for bot in game_plan.bots:
+            if bot not in registry.bots:
+                folders = ", ".join(map(str, bots_dirs or default_bots_dirs()))
+                return (
+                    f"cannot resume: bot {bot!r} is no longer loaded (bot folders: {folders}; "
+                    "name the run's with --bots-dir)"
+                )
+    return None
