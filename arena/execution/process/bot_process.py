@@ -21,7 +21,7 @@ from arena.execution.child_process import child_environment
 from arena.execution.context import PlayContext
 from arena.execution.process.bot_host import CONFIG_ENV
 from arena.execution.process.wire import CommandEncoder, decode_answers
-from arena.referee.faults import killed_by, process_ended
+from arena.referee.faults import PIPES_CLOSED, out_of_cpu, process_ended
 
 STARTUP_SECONDS = 30.0
 # A process's pipes close a moment before it can be reaped: how long to wait for its exit status
@@ -183,17 +183,14 @@ class BotProcess:
         ending = time.monotonic() + ENDING_SECONDS
         while not self.ended():
             if time.monotonic() >= ending:  # it closed them itself, and goes on
-                return "crash", (
-                    "its pipes to arena closed but its process did not end; it was killed"
-                )
+                return "crash", PIPES_CLOSED
             time.sleep(0.002)
         code = self.process.returncode
         limit = self.cpu
         if limit and (
             -code == signal.SIGXCPU or (-code == signal.SIGKILL and (self.cpu_used or 0.0) >= limit)
         ):
-            how = killed_by(-code)
-            return "cpu", f"its process was {how}: it used up its CPU-time limit of {limit} s"
+            return "cpu", out_of_cpu(-code, limit)
         return "crash", process_ended(code)
 
     def kill(self) -> None:
