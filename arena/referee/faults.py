@@ -67,6 +67,20 @@ FORGERY = "it wrote to arena's side of its pipes itself; its process was killed"
 LOST = "its bot object was lost"
 UNDESCRIBED = ("exception", "a fault it did not describe")
 PIPES_CLOSED = "its pipes to arena closed but its process did not end; it was killed"
+# Why a bot cannot run in a process of its own (every seat of it forfeits with a ``crash``).
+DID_NOT_START = "it did not start"
+STOPPED_AT_ONCE = "it stopped at once"
+
+
+def cannot_start_alone(bot: str, why: str) -> str:
+    return f"bot {bot!r} cannot start in its own process: {why}"
+
+
+def not_from_a_file(bot: str, source: str) -> str:
+    return (
+        f"bot {bot!r} ({source}) was not loaded from a file or an entry point, "
+        "so it cannot run in its own process"
+    )
 
 
 def not_created(message: str) -> str:
