@@ -11,7 +11,7 @@ import pytest
 from conftest import FIRST_BOT, RANDOM_BOT, bot_file, write_bots
 
 from arena.execution.backend import InProcess, IsolatedBots, SharedWorkers, make_backend
-from arena.execution.context import PlayContext
+from arena.execution.context import PlayContext, ScheduledGame
 from arena.games import HowLowCanYouGo, TwentyDown
 from arena.plugins.loading import load_registry
 from arena.tournament.schedule import round_robin
@@ -79,3 +79,90 @@ def test_every_backend_gives_the_same_outcomes_in_schedule_order(context, game):
 def test_make_backend_chooses_by_isolation_and_jobs(context, isolation, jobs, expected):
     backend = make_backend(context, isolation, jobs)
     assert type(backend) is expected
+
+
+# A bot that refuses the seed the referee gives it: it cannot play (its seat forfeits at once).
+SEEDLESS = """
+import arena
+
+
+class Seedless(arena.Bot):
+    name = "seedless"
+
+    def __setattr__(self, name, value):
+        if name == "_arena_seed":
+            raise RuntimeError("no seed for me")
+        super().__setattr__(name, value)
+
+    def act(self, observation):
+        return observation.legal_actions[0]
+
+
+@arena.hookimpl
+def arena_register_bots(register):
+    register(Seedless)
+"""
+
+# A start() that returns, but after the time limit (SIGALRM ignored: it cannot be interrupted).
+LATE_START = """
+import signal
+import time
+
+import arena
+
+
+class LateStart(arena.Bot):
+    name = "late-start"
+
+    def start(self, info):
+        signal.signal(signal.SIGALRM, signal.SIG_IGN)
+        time.sleep(info.move_time + 0.3)
+
+    def act(self, observation):
+        return observation.legal_actions[0]
+
+
+@arena.hookimpl
+def arena_register_bots(register):
+    register(LateStart)
+"""
+
+
+def _one_game_both_ways(tmp_path, files: dict, seats: tuple) -> list:
+    """The outcome of one game of twenty-down played in this process and with every bot in its own
+    process, which must be the same."""
+    folder = write_bots(tmp_path / "bots", {"random.py": RANDOM_BOT, **files})
+    registry = load_registry(bots_dir=folder, entry_points=False)
+    assert not registry.errors
+    context = PlayContext(registry, {"twenty-down": TwentyDown()}, move_time=0.2, max_faults=3)
+    item = ScheduledGame(0, "twenty-down", "seated", seats, 0)
+    outcomes = []
+    for backend in (InProcess(context), IsolatedBots(context, 1)):
+        with backend:
+            ((_, outcome),) = list(backend.outcomes([item]))
+        outcomes.append(outcome)
+    assert _comparable(outcomes[1])[:-1] == _comparable(outcomes[0])[:-1]
+    return outcomes
+
+
+def test_a_bot_refusing_its_seed_forfeits_in_both_isolation_modes(tmp_path):
+    """Giving a bot its seed is guarded as creating it is: the seat forfeits with an ``exception``
+    fault, in its own process too (where it used to end the process: a ``crash``)."""
+    seats = ("random", "seedless", "random", "random")
+    for outcome in _one_game_both_ways(tmp_path, {"seedless.py": SEEDLESS}, seats):
+        assert outcome.forfeits == (False, True, False, False)
+        assert [(f.seat, f.decision, f.kind, f.message) for f in outcome.fault_log] == [
+            (1, 0, "exception", "RuntimeError: no seed for me")
+        ]
+
+
+def test_a_start_returning_after_the_time_limit_is_a_timeout_in_both_isolation_modes(tmp_path):
+    seats = ("late-start", "random", "random", "random")
+    for outcome in _one_game_both_ways(tmp_path, {"late.py": LATE_START}, seats):
+        assert outcome.forfeits == (False,) * 4
+        ((seat, decision, kind, message),) = [
+            (f.seat, f.decision, f.kind, f.message) for f in outcome.fault_log
+        ]
+        assert (seat, decision, kind) == (0, 0, "timeout")
+        assert message.startswith("in start(): answered after "), message
+        assert message.endswith("(limit 0.2 s)"), message

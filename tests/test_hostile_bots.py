@@ -814,9 +814,10 @@ MIMIC = bot_file(
 
 
 def test_bot_file_that_needs_another_to_load_is_a_load_warning_in_process_mode(tmp_path):
-    """In process isolation each file is loaded alone (arena.execution.process.loading), as its bot process will
-    load it: one that only works after another file has run is a load warning naming it, with
-    the real reason, and the others play."""
+    """In process isolation each file is loaded alone
+    (arena.execution.process.sandboxed_loading), as its bot process will load it: one that only
+    works after another file has run is a load warning naming it, with the real reason, and the
+    others play."""
     files = {"aa_helper.py": HELPER, "zz_mimic.py": MIMIC}
     ran = hostile_run(tmp_path, files, None, "process")
     assert_completed(ran)

@@ -1,5 +1,6 @@
 """With ``--isolation process`` no bot file runs in arena's own process, not even to be loaded
-(``arena.execution.process.loading``): a sandboxed loading process imports the files and reports what they register.
+(``arena.execution.process.sandboxed_loading``): a sandboxed loading process imports the files
+and reports what they register.
 
 The registry arena builds from those reports is the one it builds loading the files itself, and
 a file that ends, hangs, kills or fools its loading process is a one-line load error naming it,
@@ -17,7 +18,7 @@ from conftest import FIRST_BOT, RANDOM_BOT, REPO, STANDARD_BOTS, bot_file, write
 from test_cli import arena_process, run_args
 from test_hostile_bots import BROKEN_FILES
 
-from arena.execution.process.loading import LoadedElsewhere, load_registry_isolated
+from arena.execution.process.sandboxed_loading import LoadedElsewhere, load_registry_isolated
 from arena.plugins.loading import load_registry
 
 pytestmark = pytest.mark.usefixtures("isolated")

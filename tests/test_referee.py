@@ -15,11 +15,16 @@ import pytest
 from conftest import record_of
 
 import arena
+from arena.bot import seat_seed
 from arena.games import HowLowCanYouGo, TwentyDown
 from arena.games.base import GameResult, replay
+from arena.referee.clock import timed_act, timed_call
 from arena.referee.inline import play_game
 from arena.referee.interrupt import Interrupt, UserInterrupt
-from arena.referee.outcome import GameInfo, ranks_with_forfeits
+from arena.referee.outcome import GameInfo, GameOutcome, SeatForfeit, ranks_with_forfeits
+from arena.referee.seating import seat_up
+from arena.referee.table import Table
+from arena.referee.watchdog import get_watchdog
 
 pytestmark = pytest.mark.usefixtures("isolated")
 
@@ -578,3 +583,100 @@ def test_hl19_an_exchange_in_another_order_is_an_illegal_answer():
     (fault,) = [f for f in outcome.fault_log if f.seat == 0]
     assert fault.kind == "illegal" and fault.decision >= 1
     assert_replays(outcome, HowLowCanYouGo)
+
+
+# --- one referee for every mode -------------------------------------------------------------------
+
+
+class SloppyBot(arena.Bot):
+    """Deterministic faults (exceptions, illegal answers) between random legal actions."""
+
+    name = "sloppy"
+
+    def act(self, observation):
+        roll = self.rng.random()
+        if roll < 0.1:
+            raise ValueError("boom")
+        if roll < 0.2:
+            return "not an action"
+        legal = observation.legal_actions
+        return legal[self.rng.randrange(len(legal))]
+
+    def end(self, result):
+        pass
+
+
+def _play_table_as_a_game_worker(game, classes, names, seed, forfeits) -> GameOutcome:
+    """A ``Table`` driven as a game worker of ``--isolation process`` drives it: each bot made at
+    its seat's first decision, each answer an index for ``resolve``, then the seats' ``end()``."""
+    watchdog = get_watchdog(MOVE_TIME)
+    table = Table(game, names, seed, MOVE_TIME, MANY_FAULTS, True, forfeits)
+    for seat in forfeits:
+        table.forfeits_at_start(seat)
+    bots = {}
+    while (seat := table.advance()) is not None:
+        if seat not in bots:
+            info = table.info(seat)
+            seating = seat_up(watchdog, MOVE_TIME, classes[seat], seat_seed(seed, seat), info)
+            bots[seat] = seating.bot
+            if seating.kind is not None:
+                table.fault_at_start(seat, seating.kind, seating.message, seating.bot is None)
+        if table.forfeited[seat]:
+            table.fallback_move()
+            continue
+        legal = list(table.legal)
+        kind, value, elapsed = timed_act(
+            watchdog, MOVE_TIME, bots[seat].act, table.observation(), legal
+        )
+        if kind is None:
+            table.resolve(value, elapsed)
+        else:
+            table.fault(kind, value, elapsed)
+    result = table.result()
+    for seat in sorted(bots):
+        if table.ends(seat) and getattr(type(bots[seat]), "end", None) is not None:
+            kind, message, _ = timed_call(watchdog, MOVE_TIME, bots[seat].end, result)
+            if kind is not None:
+                table.fault_at_end(seat, kind, message)
+    return table.outcome(result)
+
+
+MANY_FAULTS = 1000  # a sloppy bot's faults do not make it forfeit (its end() is called)
+FORFEITS = {
+    "at its creation": {1: SeatForfeit(0, "crash", "its process was killed by SIGSEGV")},
+    "during play": {2: SeatForfeit(9, "timeout", "no answer within 0.2 s; its process was killed")},
+    "in end()": {0: SeatForfeit(-1, "memory", "its process ended (exit code 1)")},
+    "all three": {
+        0: SeatForfeit(-1, "crash", "its process ended (exit code 3)"),
+        1: SeatForfeit(0, "cpu", "its process was killed by SIGXCPU"),
+        2: SeatForfeit(30, "crash", "its process was killed by SIGKILL"),
+    },
+}
+
+
+@pytest.mark.parametrize("game", [TwentyDown(), HowLowCanYouGo()], ids=lambda g: g.name)
+@pytest.mark.parametrize("case", list(FORFEITS))
+def test_play_game_and_a_table_driven_as_in_process_mode_give_the_same_outcome(game, case):
+    """``play_game`` and a game worker of ``--isolation process`` drive the same ``Table``: with
+    forfeits imposed at a seat's creation, during play and in ``end()``, the outcomes agree."""
+    forfeits = FORFEITS[case]
+    classes = [SloppyBot, RandomBot, SloppyBot, RandomBot][: game.players]
+    names = tuple(f"{cls.name}-{seat}" for seat, cls in enumerate(classes))
+    inline = play_game(
+        game, classes, names, "seat-forfeits", MOVE_TIME, MANY_FAULTS, True, forfeits=forfeits
+    )
+    driven = _play_table_as_a_game_worker(game, classes, names, "seat-forfeits", forfeits)
+    for outcome in (inline, driven):
+        log = [(f.seat, f.decision, f.kind, f.message) for f in outcome.fault_log]
+        for seat, forfeit in forfeits.items():
+            message = forfeit.message if forfeit.decision >= 0 else f"in end(): {forfeit.message}"
+            assert (seat, forfeit.decision, forfeit.kind, message) in log
+            assert outcome.forfeits[seat] == (forfeit.decision >= 0)
+        assert any(f.kind in ("exception", "illegal") for f in outcome.fault_log)
+
+    def comparable(outcome):
+        faults = [(f.seat, f.decision, f.kind, f.message) for f in outcome.fault_log]
+        actions = record(outcome, type(game))["actions"]
+        return (outcome.scores, outcome.ranks, outcome.forfeits, outcome.decisions, faults, actions)
+
+    assert comparable(driven) == comparable(inline)

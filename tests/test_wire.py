@@ -18,13 +18,13 @@ from arena.execution.process.wire import (
     CommandDecoder,
     CommandEncoder,
     apply_changes,
+    builder,
     changes,
     decode_answers,
     differ_for,
     encode_answers,
     fields_getter,
     known_objects,
-    rebuild,
 )
 from arena.games import HowLowCanYouGo, TwentyDown
 from arena.games.base import Observation
@@ -76,7 +76,7 @@ def test_each_seat_gets_the_engines_observation_through_pickles_and_changes(game
             grown += any(code >= len(values) for code in found[::2])
             (found,) = decoder.decode(encoder.encode([found])[4:])
             apply_changes(views[seat], found)
-            got = rebuild(type(observation), views[seat])
+            got = builder(type(observation))(views[seat])  # as the bot process makes it
         assert _same(got, observation)
         for name in type(observation).fields:
             assert _same(getattr(got, name), getattr(observation, name)), name
@@ -91,9 +91,9 @@ class _Listy(Observation):
 
 def test_an_object_changed_in_place_is_sent_again():
     log = [1]
-    first = rebuild(_Listy, ["g", 0, [], log])
+    first = builder(_Listy)(["g", 0, [], log])
     log.append(2)  # the same list, changed: identity alone must not count as unchanged
-    second = rebuild(_Listy, ["g", 0, [], log])
+    second = builder(_Listy)(["g", 0, [], log])
     getter = fields_getter(_Listy)
     found = changes(getter(second), getter(first))
     assert found == [2, [], 3, [1, 2]]  # the same str and int left out, the new empty list not

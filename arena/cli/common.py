@@ -56,7 +56,7 @@ def load_registry(
 ):
     """The registry; ``isolated``: bot files imported only by a sandboxed loading process.
     Unless ``quiet``, each bot file that failed to load is a warning on stderr."""
-    from arena.execution.process.loading import load_registry_isolated
+    from arena.execution.process.sandboxed_loading import load_registry_isolated
     from arena.plugins.loading import load_registry as load_here
 
     given = folders(bots_dir)

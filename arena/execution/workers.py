@@ -3,8 +3,8 @@
 Games are played in forked worker processes (``--jobs`` of them, at least one), so a bot that ends
 its process — ``os._exit``, a segfault, the kernel's out-of-memory killer — or that blocks forever
 where no signal reaches it takes down a worker, never the run. Each worker shares two numbers with
-the parent: a heartbeat its watchdog thread writes (see ``watchdog``), and the index of the game it
-is playing. When a worker dies or its heartbeat stops, the parent kills it, starts a new one, and
+the parent: a heartbeat its watchdog thread writes (see ``referee.watchdog``), and the index of the
+game it is playing. When a worker dies or its heartbeat stops, the parent kills it, starts a new one, and
 hands the game to a *diagnosis*: the same game replayed alone in a fresh process that reports every
 call into bot code. Games are deterministic, so the replay meets the same fault; the diagnosis
 then knows the seat and decision, and replays the game once more with that seat forfeited from

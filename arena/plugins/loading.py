@@ -307,8 +307,8 @@ def load_registry(
 ) -> Registry:
     """Load the bundled games, every bot file in the folder(s) ``bots_dir`` (default
     ``default_bots_dirs()``) and every ``arena`` entry point. ``load_files`` registers the bot
-    files (default: each imported here, ``load_file``; ``arena.execution.process.loading``:
-    elsewhere)."""
+    files (default: each imported here, ``load_file``;
+    ``arena.execution.process.sandboxed_loading``: elsewhere)."""
     from arena.plugins import builtin as builtin_plugins
 
     with _loading_guard() as interrupt:

@@ -24,14 +24,14 @@ def timed_call(
     watchdog: Watchdog,
     limit: float,
     function,
-    argument: Any = None,
+    *args: Any,
     interrupt: Interrupt | None = None,
 ) -> tuple[str | None, Any, float]:
-    """``function(argument)`` (``function()`` when ``argument`` is None) under the time limit."""
+    """``function(*args)`` under the time limit."""
     start = _clock()
     watchdog.deadline = start + limit
     try:
-        value = function() if argument is None else function(argument)
+        value = function(*args)
         watchdog.deadline = INF
     except BaseException as exc:  # SystemExit and KeyboardInterrupt from a bot are faults
         return _fault(exc, NO_ANSWER, watchdog, limit, start, interrupt)

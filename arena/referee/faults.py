@@ -1,8 +1,8 @@
 """What counts as a fault, how it is described, and the book of faults and forfeits of one game.
 
-Every way a bot can fail is classified here, once, for every mode: in this process, in a bot's own
-process (``execution.process.bot_host``), and by a game worker that sees a bot's process die or
-hang.
+Every way a bot can fail is classified and described here, once, for every mode: in this process,
+in a bot's own process (``execution.process.bot_host``), and by a game worker that sees a bot's
+process die, hang or forge what it sends. Every fault message is written in this module.
 """
 
 from __future__ import annotations
@@ -62,6 +62,45 @@ def classify(exc: BaseException, answer: Any, move_time: float) -> tuple[str, st
         return "exception", f"{type(exc).__name__} (its message could not be read)"
 
 
+# What a game worker blames on a bot process (``execution.process.isolated_play``).
+FORGERY = "it wrote to arena's side of its pipes itself; its process was killed"
+LOST = "its bot object was lost"
+UNDESCRIBED = ("exception", "a fault it did not describe")
+PIPES_CLOSED = "its pipes to arena closed but its process did not end; it was killed"
+# Why a bot cannot run in a process of its own (every seat of it forfeits with a ``crash``).
+DID_NOT_START = "it did not start"
+STOPPED_AT_ONCE = "it stopped at once"
+
+
+def cannot_start_alone(bot: str, why: str) -> str:
+    return f"bot {bot!r} cannot start in its own process: {why}"
+
+
+def not_from_a_file(bot: str, source: str) -> str:
+    return (
+        f"bot {bot!r} ({source}) was not loaded from a file or an entry point, "
+        "so it cannot run in its own process"
+    )
+
+
+def not_created(message: str) -> str:
+    """The message of a bot whose creation faulted (``message``: that fault's)."""
+    return f"could not be created: {message}"
+
+
+def in_start(message: str) -> str:
+    return f"in start(): {message}"
+
+
+def in_end(message: str) -> str:
+    return f"in end(): {message}"
+
+
+def not_legal(index: object) -> str:
+    """The message of an answer from a bot's process that is no index of a legal action."""
+    return f"answer {index!r} is not a legal action"
+
+
 def late(seconds: float, move_time: float) -> str:
     """The message of an answer that came, but past the time limit."""
     return f"answered after {seconds:.3f} s (limit {move_time:g} s)"
@@ -80,11 +119,17 @@ def killed_by(signum: int) -> str:
         return f"killed by signal {signum}"
 
 
-def process_ended(exitcode: int | None) -> str:
-    """The message of a bot whose process ended, by its exit code (negative: the signal)."""
+def process_ended(exitcode: int | None, process: str = "its process") -> str:
+    """How a process ended, by its exit code (negative: the signal): ``its process ended (exit
+    code 3)``, ``its process was killed by SIGKILL``."""
     if exitcode is not None and exitcode < 0:
-        return f"its process was {killed_by(-exitcode)}"
-    return f"its process ended (exit code {exitcode})"
+        return f"{process} was {killed_by(-exitcode)}"
+    return f"{process} ended (exit code {exitcode})"
+
+
+def out_of_cpu(signum: int, limit: int) -> str:
+    """The message of a bot whose process was killed for its CPU-time limit."""
+    return f"its process was {killed_by(signum)}: it used up its CPU-time limit of {limit} s"
 
 
 class FaultBook:
@@ -113,7 +158,7 @@ class FaultBook:
     def fault_at_end(self, seat: int, kind: str, message: str) -> None:
         """A fault in ``end()``: counted, but it cannot forfeit a game already over."""
         self.faults[seat] += 1
-        self.log.append(Fault(seat, -1, kind, f"in end(): {message}"))
+        self.log.append(Fault(seat, -1, kind, in_end(message)))
 
 
 class Fallback:

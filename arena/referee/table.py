@@ -8,29 +8,39 @@ generator (seeded from the game seed, so the game stays reproducible). After ``m
 in one game the bot forfeits: it is asked nothing more, its seat is played by the fallback, and it
 is ranked last whatever its score. The referee knows nothing about any game's rules.
 
-``Table`` holds these rules for every mode. It is driven from outside: ``play_game``
-(``referee.inline``) asks bots in this process, one decision after another; a game worker of
-``--isolation process`` steps many tables at once and sends the decisions to the bots' processes
-in batches (``execution.process.isolated_play``).
+``Table`` holds these rules for every mode, and the one loop of a game's decisions
+(``Table.turns``). It is driven from outside: ``play_game`` (``referee.inline``) asks bots in this
+process, one decision after another; a game worker of ``--isolation process`` steps many tables
+at once and sends the decisions to the bots' processes in batches
+(``execution.process.isolated_play``).
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 
 from arena.games.base import Game, GameResult
 from arena.games.record import pack
-from arena.referee.faults import Fallback, FaultBook, late
+from arena.referee.faults import Fallback, FaultBook, late, not_legal
 from arena.referee.outcome import GameInfo, GameOutcome, SeatForfeit, ranks_with_forfeits
 
 
 class Table:
     """One game under the referee, one decision at a time.
 
-    ``advance()`` plays forfeited seats and returns the seat whose bot must decide (or ``None`` at
-    the end), ``resolve(index, elapsed)`` or ``fault(kind, message)`` settles it. ``forfeits``
-    impose forfeits found when the game was played before (a bot's process died at a decision).
+    ``advance()`` (or iterating ``turns``) plays forfeited seats and returns the seat whose bot
+    must decide (or ``None`` at the end); ``apply(index, elapsed)`` (an answer the caller checked),
+    ``resolve(index, elapsed)`` (an answer to check) or ``fault(kind, message)`` settles it.
+    ``forfeits`` impose forfeits found when the game was played before (a bot's process died at a
+    decision).
     """
+
+    # Slots: the in-process loop reads and writes some of these at every decision.
+    __slots__ = (
+        "began", "names", "seed", "move_time", "state", "book", "forfeited", "fallback", "times",
+        "indices", "forfeits", "decision", "legal", "player", "due", "next_due", "turns",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -59,6 +69,7 @@ class Table:
         # Forfeits during play, by decision number: one int comparison per decision finds them.
         self.due = {f.decision: seat for seat, f in self.forfeits.items() if f.decision > 0}
         self.next_due = min(self.due, default=-2)
+        self.turns = self._turns()
 
     # --- the start ---------------------------------------------------------------------------
     def forfeits_at_start(self, seat: int) -> bool:
@@ -84,21 +95,31 @@ class Table:
 
     # --- play --------------------------------------------------------------------------------
     def advance(self) -> int | None:
+        """Move on to the next decision a bot must make -> its seat (``legal`` holds the legal
+        actions), or None at the end of the game (see ``turns``)."""
+        return next(self.turns, None)
+
+    def _turns(self) -> Iterator[int]:
+        """The seat of each decision a bot must make, the game's loop: forfeits due are imposed on
+        the way, and the decisions of forfeited seats played by the fallback. (A generator: the
+        in-process referee resumes it a few hundred thousand times a second, cheaper than a call.)
+        """
         state = self.state
+        current_player = state.current_player
+        legal_actions = state.legal_actions
         forfeited = self.forfeited
-        while True:
-            player = state.current_player()
-            if player < 0:
-                self.player = -1
-                return None
-            self.decision += 1
-            self.legal = state.legal_actions()
-            if self.decision == self.next_due:
+        decision = 0
+        while (player := current_player()) >= 0:
+            self.decision = decision = decision + 1
+            self.legal = legal_actions()
+            if decision == self.next_due:
                 self.impose_due()
-            if not forfeited[player]:
-                self.player = player
-                return player
-            self.fallback_move()
+            if forfeited[player]:
+                self.fallback_move()
+                continue
+            self.player = player
+            yield player
+        self.player = -1
 
     def impose_due(self) -> None:
         """Forfeit the seat whose forfeit is due at this decision."""
@@ -113,7 +134,7 @@ class Table:
     def resolve(self, index: int, elapsed: float) -> None:
         """The bot chose ``legal[index]`` in ``elapsed`` seconds (checked here once more)."""
         if not (isinstance(index, int) and 0 <= index < len(self.legal)):
-            self.fault("illegal", f"answer {index!r} is not a legal action")
+            self.fault("illegal", not_legal(index))
         elif elapsed > self.move_time:
             self.fault("timeout", late(elapsed, self.move_time))
         else:
@@ -148,9 +169,6 @@ class Table:
 
     def fault_at_end(self, seat: int, kind: str, message: str) -> None:
         self.book.fault_at_end(seat, kind, message)
-
-    def is_forfeited(self, seat: int) -> bool:
-        return self.forfeited[seat]
 
     def result(self) -> GameResult:
         return self.state.result()

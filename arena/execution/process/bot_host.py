@@ -10,8 +10,10 @@ commands:
 - ``("end", id, result)``: call ``end`` and forget the object; ``("drop", id)``: just forget it.
 
 Every command is answered with a code and the seconds it took: the index of the chosen legal action
-(for ``act``), ``-1`` for a plain success, or ``-2`` for a fault, whose kind (``exception``,
-``illegal``, ``timeout``, ``memory``) and one-line message follow in JSON. The answers to a batch go
+(for ``act``), ``-1`` for a plain success, ``-2`` for a fault, or ``-3`` for a ``new`` whose bot
+could not be created (its seat forfeits); a fault's kind (``exception``, ``illegal``,
+``timeout``, ``memory``) and one-line message follow in JSON. A bot is seated and timed as in
+every mode (``referee.seating``). The answers to a batch go
 back in one write, as binary arrays (``execution.process.wire``), cheaper to make and read than
 text. Before each command the host counts it in a small shared page, so that if the process dies or
 hangs, the worker knows which decision did it. Every call into the bot is timed and its faults
@@ -36,6 +38,7 @@ from arena.execution.process.sandbox import no_memory_access, signal_only_self
 from arena.execution.process.wire import (
     FAULT,
     MAX_DESCRIPTION,
+    NOT_CREATED,
     OK,
     CommandDecoder,
     apply_changes,
@@ -46,9 +49,10 @@ from arena.execution.process.wire import (
 from arena.plugins.loading import load_bot_alone
 from arena.referee.clock import timed_act, timed_call
 from arena.referee.faults import describe
+from arena.referee.seating import seat_up
 from arena.referee.watchdog import get_watchdog
 
-CONFIG_ENV = "ARENA_BOTHOST"
+CONFIG_ENV = "ARENA_BOT_HOST"
 
 
 def _read_exact(fd: int, n: int) -> bytes | None:
@@ -76,12 +80,12 @@ class Host:
         self.watchdog = get_watchdog(self.move_time)
         self.progress = memoryview(mmap.mmap(int(config["progress_fd"]), 8)).cast("Q")
 
-    def reply(self, status: str, value, seconds: float) -> None:
+    def reply(self, status: str, value, seconds: float, not_created: bool = False) -> None:
         if status == "ok":
             self.codes.append(OK if value is None else value)
         else:
             self.faults.append((len(self.codes), status, str(value)[:MAX_DESCRIPTION]))
-            self.codes.append(FAULT)
+            self.codes.append(NOT_CREATED if not_created else FAULT)
         self.seconds.append(seconds)
 
     def flush(self) -> None:
@@ -92,11 +96,6 @@ class Host:
         view = memoryview(data)
         while view:
             view = view[os.write(self.reply_fd, view) :]
-
-    def timed(self, function, argument=None) -> tuple[str, object, float]:
-        """Run bot code under the time limit -> (status, value, seconds)."""
-        kind, value, seconds = timed_call(self.watchdog, self.move_time, function, argument)
-        return kind or "ok", value, seconds
 
     def act(self, bot, observation) -> tuple[str, object, float]:
         legal = list(observation.legal_actions)  # the bot may change the one it is given
@@ -164,20 +163,16 @@ class Host:
                 self.reply("ok", None, 0.0)
 
     def new(self, key: int, seed: int, info) -> None:
-        """Create a bot object for one seat of one game, and call its start()."""
+        """Create a bot object for one seat of one game, and call its start(): a bot that could
+        not be created is answered ``NOT_CREATED``, not ``FAULT`` (its seat forfeits)."""
         self.views.pop(key, None)
-        status, bot, seconds = self.timed(self.spec.create)
-        if status != "ok":
-            self.reply(status, f"could not be created: {bot}", seconds)
-            return
-        bot._arena_seed = seed
-        self.bots[key] = bot
-        if getattr(type(bot), "start", None) is not None:
-            status, value, more = self.timed(bot.start, info)
-            if status != "ok":
-                self.reply(status, f"in start(): {value}", seconds + more)
-                return
-        self.reply("ok", None, seconds)
+        seating = seat_up(self.watchdog, self.move_time, self.spec.create, seed, info)
+        if seating.bot is not None:
+            self.bots[key] = seating.bot
+        if seating.kind is None:
+            self.reply("ok", None, seating.seconds)
+        else:
+            self.reply(seating.kind, seating.message, seating.seconds, seating.bot is None)
 
     def end(self, key: int, result) -> None:
         """Call the bot object's end() and forget it."""
@@ -186,8 +181,11 @@ class Host:
         if bot is None or getattr(type(bot), "end", None) is None:
             self.reply("ok", None, 0.0)
             return
-        status, value, seconds = self.timed(bot.end, result)
-        self.reply(status, None if status == "ok" else value, seconds)
+        kind, message, seconds = timed_call(self.watchdog, self.move_time, bot.end, result)
+        if kind is None:
+            self.reply("ok", None, seconds)
+        else:
+            self.reply(kind, message, seconds)
 
 
 def _batch_scheduling() -> None:

@@ -21,7 +21,15 @@ from arena.execution.child_process import child_environment
 from arena.execution.context import PlayContext
 from arena.execution.process.bot_host import CONFIG_ENV
 from arena.execution.process.wire import CommandEncoder, decode_answers
-from arena.referee.faults import killed_by, process_ended
+from arena.referee.faults import (
+    DID_NOT_START,
+    PIPES_CLOSED,
+    STOPPED_AT_ONCE,
+    cannot_start_alone,
+    not_from_a_file,
+    out_of_cpu,
+    process_ended,
+)
 
 STARTUP_SECONDS = 30.0
 # A process's pipes close a moment before it can be reaped: how long to wait for its exit status
@@ -40,10 +48,7 @@ class BotProcess:
         spec = context.registry.bots[name]
         cpu = context.bot_cpu
         if spec.origin is None:
-            raise IsolationError(
-                f"bot {spec.name!r} ({spec.source}) was not loaded from a file or an entry point, "
-                "so it cannot run in its own process"
-            )
+            raise IsolationError(not_from_a_file(spec.name, spec.source))
         self.name = spec.name
         self.cpu = cpu
         command_read, self.command_fd = os.pipe()
@@ -91,14 +96,14 @@ class BotProcess:
         """Wait for the process to have loaded its bot; IsolationError if it cannot."""
         first = self.read_answers(time.monotonic() + STARTUP_SECONDS, owed=1)  # "ready"
         self.answered = 0
-        kind, detail = (first[2].get(0) if first else None) or ("", "it did not start")
+        kind, detail = (first[2].get(0) if first else None) or ("", DID_NOT_START)
         if first is None and self.eof:
-            detail = f"it did not start: {self.death()[1]}"
+            detail = f"{DID_NOT_START}: {self.death()[1]}"
         if kind == "ready" and not self._write(self.encoder.preamble, time.monotonic() + 1.0):
-            kind, detail = "", "it stopped at once"
+            kind, detail = "", STOPPED_AT_ONCE
         if kind != "ready":
             self.kill()
-            raise IsolationError(f"bot {self.name!r} cannot start in its own process: {detail}")
+            raise IsolationError(cannot_start_alone(self.name, detail))
 
     def send(self, commands: list, deadline: float) -> bool:
         """Write one batch; False if the process does not take it in time, or cannot take it any
@@ -183,17 +188,14 @@ class BotProcess:
         ending = time.monotonic() + ENDING_SECONDS
         while not self.ended():
             if time.monotonic() >= ending:  # it closed them itself, and goes on
-                return "crash", (
-                    "its pipes to arena closed but its process did not end; it was killed"
-                )
+                return "crash", PIPES_CLOSED
             time.sleep(0.002)
         code = self.process.returncode
         limit = self.cpu
         if limit and (
             -code == signal.SIGXCPU or (-code == signal.SIGKILL and (self.cpu_used or 0.0) >= limit)
         ):
-            how = killed_by(-code)
-            return "cpu", f"its process was {how}: it used up its CPU-time limit of {limit} s"
+            return "cpu", out_of_cpu(-code, limit)
         return "crash", process_ended(code)
 
     def kill(self) -> None:

@@ -35,18 +35,20 @@ from arena.bot import seat_seed
 from arena.execution.context import PlayContext, ScheduledGame
 from arena.execution.process.bot_process import ENDING_SECONDS, BotProcess, IsolationError
 from arena.execution.process.sandbox import no_memory_access
-from arena.execution.process.wire import FAULT, differ_for, fields_getter, known_objects
+from arena.execution.process.wire import (
+    FAULT,
+    NOT_CREATED,
+    differ_for,
+    fields_getter,
+    known_objects,
+)
 from arena.execution.workers import TaskFeed
-from arena.referee.faults import unresponsive
+from arena.referee.faults import FORGERY, LOST, UNDESCRIBED, unresponsive
 from arena.referee.outcome import GameOutcome, SeatForfeit
 from arena.referee.table import Table
 from arena.referee.watchdog import grace_for
 
-FORGERY = "it wrote to arena's side of its pipes itself; its process was killed"
 IN_PLAY = 96  # games a worker plays at once
-
-
-_UNDESCRIBED = ("exception", "a fault it did not describe")
 
 
 @contextmanager
@@ -333,16 +335,15 @@ class IsolatedPlayer:
                 elif code != FAULT:
                     table.resolve(code, seconds[position])
                 else:
-                    kind, message = faults.get(position, _UNDESCRIBED)
+                    kind, message = faults.get(position, UNDESCRIBED)
                     if kind == "gone":
-                        table.fault("exception", "its bot object was lost")
+                        table.fault("exception", LOST)
                     else:
                         table.fault(kind, message, seconds[position])
-            elif code == FAULT:
-                kind, message = faults.get(position, _UNDESCRIBED)
+            elif code == FAULT or code == NOT_CREATED:
+                kind, message = faults.get(position, UNDESCRIBED)
                 if op == "new":
-                    created = not message.startswith("could not be created")
-                    table.fault_at_start(seat, kind, message, forfeit=not created)
+                    table.fault_at_start(seat, kind, message, forfeit=code == NOT_CREATED)
                 elif op == "end":
                     table.fault_at_end(seat, kind, message)
             run.waiting -= 1

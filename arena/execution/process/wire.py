@@ -47,11 +47,12 @@ _wire_c = c_extensions.load("arena.execution.process._wire_c", _C_TRANSCRIPTION)
 
 PURE_PYTHON_VARIABLE = "ARENA_PURE_PYTHON_WIRE"
 
-# The first item of every command (see bothost): names made only of letters and "_", which
+# The first item of every command (see ``bot_host``): names made only of letters and "_", which
 # Python interns, so that each is one object that the pickler finds in its memo.
 COMMANDS = ("new", "act", "act_changes", "end", "drop")
 OK = -1  # the code of a success that has no value
 FAULT = -2  # the code of a fault, described in the JSON part
+NOT_CREATED = -3  # the code of a ``new`` whose bot could not be created: a fault, described too
 _ANSWERS = struct.Struct("<II")  # number of answers, bytes of JSON
 MAX_ANSWERS = 1 << 24
 MAX_DESCRIPTION = 500  # characters of a fault's message that are kept
@@ -242,10 +243,6 @@ def apply_changes(values: list, found: list) -> None:
         else:  # field i grew from field j's last value (see changes)
             i, j = divmod(i - n, n)
             values[i] = values[j] + value
-
-
-def rebuild(cls: type, values: list) -> Observation:
-    return builder(cls)(values)
 
 
 _BUILDERS: dict[type, Callable] = {}

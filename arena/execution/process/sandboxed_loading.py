@@ -3,8 +3,8 @@
 To learn which bots a file registers, its code must run: its imports, its module body and its
 ``arena_register_bots`` hook. In the shared mode arena runs them itself. With ``--isolation
 process`` no bot code may run in the process that keeps the results: a file could end that process
-at import (``os._exit``), hang it, or look around in it. So a fresh *loading process*
-(``python -m arena.execution.process.loading``) for each file, under the limits of a bot process
+at import (``os._exit``), hang it, or look around in it. So a fresh *loading process* (``python
+-m arena.execution.process.sandboxed_loading``) for each file, under the limits of a bot process
 (the memory limit, the signal filter, no access to other processes' memory), imports it and
 reports on a pipe, as JSON lines, what it registered (each bot's name, games and settings, as
 text) or why it failed. Arena's process rebuilds the registry from the reports, in the same order
@@ -33,9 +33,9 @@ from pathlib import Path
 from arena.bot import Bot
 from arena.execution.child_process import child_environment
 from arena.plugins.loading import BotSpec, Loader, Registry, load_file, load_registry
-from arena.referee.faults import killed_by
+from arena.referee.faults import process_ended
 
-CONFIG_ENV = "ARENA_PROBE"
+CONFIG_ENV = "ARENA_SANDBOXED_LOADING"
 LOAD_SECONDS = 30.0  # for one file, as long as a bot process may take to start
 PARALLEL = max(2, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 2)
 POLL_SECONDS = 0.1  # how often a loading process is looked at while its pipe says nothing
@@ -142,7 +142,7 @@ class _Loading:
         try:
             self.process = subprocess.Popen(
                 # -P: not the working directory first on sys.path (a json.py there would do)
-                [sys.executable, "-P", "-m", "arena.execution.process.loading"],
+                [sys.executable, "-P", "-m", "arena.execution.process.sandboxed_loading"],
                 pass_fds=(write_fd,),
                 env=env,
                 stdin=subprocess.DEVNULL,
@@ -242,8 +242,7 @@ def _ended(process: subprocess.Popen) -> str:
         code = process.wait(timeout=1.0)
     except subprocess.TimeoutExpired:
         return "closed its report without finishing it"
-    how = f"was {killed_by(-code)}" if code < 0 else f"ended (exit code {code})"
-    return f"its loading process {how} while loading it"
+    return f"{process_ended(code, 'its loading process')} while loading it"
 
 
 def _stop(process: subprocess.Popen) -> None:
