@@ -607,6 +607,12 @@ NO_LIMITS = (
 )
 
 
+def _has_a_line(log: Path) -> bool:
+    """Whether a bot process has written a whole line to ``log`` (the file exists from its open:
+    a Ctrl-C between the open and the write would leave it empty)."""
+    return log.exists() and log.read_text().endswith("\n")
+
+
 def limits_seen(bots: Path) -> set[str]:
     """The limits each process that played the limits bot had since the last look; forgets them."""
     log = bots / "limits.log"
@@ -726,7 +732,7 @@ def test_rerunning_a_tournament_file_keeps_the_isolation_it_began_with_unless_th
     # 2. The same file again: still process isolation, the same limits (stopped again as soon
     # as a bot process has played).
     again = Arena(tmp_path, "run", cup)
-    assert ctrl_c_when(again, lambda: (bots / "limits.log").exists()) == 130, again.stderr
+    assert ctrl_c_when(again, lambda: _has_a_line(bots / "limits.log")) == 130, again.stderr
     assert "isolation process" in header(again.stderr)
     assert limits_seen(bots) == {f"{256 * MIB} -1"}
     # 3. An explicit --isolation wins, and the run ends in shared mode.
