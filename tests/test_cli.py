@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from conftest import (
+    RANDOM_BOT,
     REPO,
     assert_one_line_error,
     bot_file,
@@ -422,6 +423,23 @@ def test_bad_run_input_is_exit_2_one_line_no_traceback(cli, bots_dir, db_path, c
     assert_one_line_error(result, *fragments)
     if case != "format-xml" and db_path.exists():
         assert count_games(db_path) == 0
+
+
+@pytest.mark.parametrize(
+    "args", [["--games", "-5"], ["--move-time", "nan"], ["--max-faults", "0"], ["--bots", ""]]
+)
+def test_a_run_refused_for_its_settings_loads_no_bot_file_and_leaves_no_database(
+    cli, tmp_path, db_path, args
+):
+    """The settings are checked before the bots are loaded and the database is opened."""
+    bots = write_bots(
+        tmp_path / "bots",
+        {"marker.py": f"open({str(tmp_path / 'imported')!r}, 'w').close()\n" + RANDOM_BOT},
+    )
+    result = cli("run", "--db", db_path, "--bots-dir", bots, "-q", *args)
+    assert_one_line_error(result, args[0])
+    assert not db_path.exists()
+    assert not (tmp_path / "imported").exists()
 
 
 def test_jobs_zero_is_rejected(cli, bots_dir, db_path):

@@ -94,14 +94,8 @@ def build_tournament(
     ``from_file`` (``games``, ``move_time``, ``max_faults``, ``bots``); the rest from the
     command line. Errors name each value where it came from."""
     where = _Where(source, from_file)
-    check_setting("games", games_per_game, where.setting("games"))
-    check_setting("move_time", move_time, where.setting("move_time"))
-    check_setting("max_faults", max_faults, where.setting("max_faults"))
-    if bots is not None and not bots:
-        raise PlanError(f"{where.setting('bots')} names no bot; leave it out to play every bot")
     sections = sections or []
-    for section in sections:
-        _check_section(section, where)
+    check_settings(games_per_game, move_time, max_faults, bots, sections, source, from_file)
     try:
         for bot in bots or ():
             registry.bot(bot)
@@ -122,6 +116,27 @@ def build_tournament(
         records=records,
         duplicate=duplicate,
     )
+
+
+def check_settings(
+    games_per_game: int,
+    move_time: float,
+    max_faults: int,
+    bots: list[str] | None,
+    sections: list[GameSection],
+    source: str | Path | None = None,
+    from_file: Collection[str] = (),
+) -> None:
+    """The checks of ``build_tournament`` that need no bot file loaded: numbers in range, no empty
+    list of bots, sections well formed. Errors name each value where it came from."""
+    where = _Where(source, from_file)
+    check_setting("games", games_per_game, where.setting("games"))
+    check_setting("move_time", move_time, where.setting("move_time"))
+    check_setting("max_faults", max_faults, where.setting("max_faults"))
+    if bots is not None and not bots:
+        raise PlanError(f"{where.setting('bots')} names no bot; leave it out to play every bot")
+    for section in sections:
+        _check_section(section, where)
 
 
 def _plans(

@@ -23,7 +23,7 @@ from arena.limits import PlanError, check_setting
 from arena.plugins.loading import Registry
 from arena.store.database import RunInfo
 from arena.tournament.file import GameSection, TournamentFile
-from arena.tournament.plan import Tournament, build_tournament
+from arena.tournament.plan import Tournament, build_tournament, check_settings
 
 # How bots run when neither the command line, nor a continued run, nor the file says.
 BOT_DEFAULTS = {"isolation": "shared", "bot_memory": 1024, "bot_cpu": None}
@@ -73,6 +73,13 @@ class TournamentRequest:
     def build(self, registry: Registry) -> Tournament:
         return build_tournament(registry, **{f.name: getattr(self, f.name) for f in fields(self)})
 
+    def check(self) -> None:
+        """What ``build`` checks before it needs the bots: before the database is opened."""
+        check_settings(
+            self.games_per_game, self.move_time, self.max_faults, self.bots,
+            self.sections or [], self.source, self.from_file,
+        )  # fmt: skip
+
 
 @dataclass(frozen=True)
 class RunPlan:
@@ -112,6 +119,8 @@ def plan_run(
     if options.bots == []:
         raise PlanError("--bots names no bot; leave it out to play every bot")
     request = _request(options, tournament_file)
+    if not options.resume:  # (a resumed run is played as it was stored)
+        request.check()
     in_file = {key: settings[key] for key in BOT_DEFAULTS if key in settings}
     db = Path(options.db or settings.get("db") or default_db)
     load_isolated, guess = _loading(options, request, in_file, lambda: unfinished_runs(db))
