@@ -112,8 +112,8 @@ def tilted(score: float) -> list[float]:
     low, high = -50.0, 50.0
     for _ in range(100):
         lam = (low + high) / 2
-        weights = [p * math.exp(lam * a) for p, a in zip(BASE, PENTANOMIAL_SCORES)]
-        mean = sum(w * a for w, a in zip(weights, PENTANOMIAL_SCORES)) / sum(weights)
+        weights = [p * math.exp(lam * a) for p, a in zip(BASE, PENTANOMIAL_SCORES, strict=True)]
+        mean = sum(w * a for w, a in zip(weights, PENTANOMIAL_SCORES, strict=True)) / sum(weights)
         low, high = (lam, high) if mean < score else (low, lam)
     total = sum(weights)
     return [w / total for w in weights]

@@ -104,7 +104,12 @@ def db_path(db: Path | None) -> Path:
 
 
 def print_tables(
-    store, game_names: list[str], fmt: str, head_to_head: bool = False, registry=None
+    store,
+    game_names: list[str],
+    fmt: str,
+    head_to_head: bool = False,
+    registry=None,
+    all_versions: bool = False,
 ) -> None:
     """The leaderboard tables of the games named on stdout; the store is closed on an error.
     Games are described by ``registry`` (a run's), else by the bundled and installed games."""
@@ -117,7 +122,7 @@ def print_tables(
         classes = (registry or load_games()).game_classes()
         score_names = {name: game_class.score_name for name, game_class in classes.items()}
     try:
-        typer.echo(render(store, game_names, fmt, head_to_head, score_names))
+        typer.echo(render(store, game_names, fmt, head_to_head, score_names, all_versions))
     except StoreError as exc:
         store.close()
         raise fail(str(exc)) from None

@@ -30,6 +30,12 @@ def leaderboard(
             "--head-to-head", help="Also show how often each bot finished ahead of each other."
         ),
     ] = False,
+    all_versions: Annotated[
+        bool,
+        typer.Option(
+            "--all-versions", help="Every version of each bot (default: the latest of each)."
+        ),
+    ] = False,
     reset: Annotated[
         bool, typer.Option("--reset", help="Delete every result and rating in the database.")
     ] = False,
@@ -55,7 +61,7 @@ def leaderboard(
         if not known:
             typer.echo(f"{path}: no games played yet; run `arena run --games 1000`", err=True)
         else:
-            print_tables(store, known, fmt, head_to_head)
+            print_tables(store, known, fmt, head_to_head, all_versions=all_versions)
     finally:
         store.close()
 

@@ -95,6 +95,14 @@ Resume = Annotated[
         "limits.",
     ),
 ]
+Again = Annotated[
+    bool,
+    typer.Option(
+        "--again",
+        help="Play a finished run's very games once more (same bots and versions, settings and "
+        "seed); refused without it.",
+    ),
+]
 Format = Annotated[str, typer.Option("--format", help="Format of the final tables.")]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")]
 
@@ -117,6 +125,7 @@ def run(
     records: Records = True,
     duplicate: Duplicate = None,
     resume: Resume = False,
+    again: Again = False,
     fmt: Format = "table",
     quiet: Quiet = False,
 ) -> None:
@@ -139,7 +148,16 @@ def run(
         if summary.interrupted:
             _say_how_to_continue(plan)
             raise typer.Exit(code=130)
-        print_tables(store, [p.game for p in settled.tournament.plans], fmt, registry=registry)
+        plans = settled.tournament.plans
+        fielded = [[registry.bots[bot].plugin_name for bot in p.bots] for p in plans]
+        print_tables(
+            store,
+            [p.game for p in plans],
+            fmt,
+            registry=registry,
+            # all versions of the bots when two versions of a bot played
+            all_versions=any(len(names) > len(set(names)) for names in fielded),
+        )
     finally:
         store.close()
 

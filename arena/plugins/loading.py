@@ -58,6 +58,13 @@ class BotSpec:
     source: str = ""
     # How a fresh process loads this bot alone: ("file", path) or ("entry-point", name).
     origin: tuple[str, str] | None = None
+    # The name its plugin registers it under, when it is stored under another: ``name@2``, a
+    # later version of the bot (``tournament.versions``).
+    registered_as: str | None = None
+
+    @property
+    def plugin_name(self) -> str:
+        return self.registered_as or self.name
 
     @property
     def games(self) -> frozenset[str] | None:
@@ -86,6 +93,9 @@ class Registry:
     games: dict[str, GameSpec] = field(default_factory=dict)
     aliases: dict[str, str] = field(default_factory=dict)
     errors: list[LoadError] = field(default_factory=list)
+    # A bot's plain name and ``name@N`` → the name its current (or fielded) version is stored
+    # under (``tournament.versions``); empty until versions are applied.
+    bot_aliases: dict[str, str] = field(default_factory=dict)
 
     def game(self, name: str) -> GameSpec:
         key = self.aliases.get(name, name)
@@ -94,9 +104,11 @@ class Registry:
         raise UnknownNameError(_unknown("game", name, list(self.games) + list(self.aliases)))
 
     def bot(self, name: str) -> BotSpec:
+        """The bot a user names: a plain name is its current version, ``name@N`` version N."""
+        name = self.bot_aliases.get(name, name)
         if name in self.bots:
             return self.bots[name]
-        raise UnknownNameError(_unknown("bot", name, list(self.bots)))
+        raise UnknownNameError(_unknown("bot", name, sorted({*self.bots, *self.bot_aliases})))
 
     def bots_for(self, game_name: str) -> list[BotSpec]:
         return [b for b in self.bots.values() if b.plays(game_name)]
@@ -243,6 +255,8 @@ class Loader:
         name = name or getattr(cls, "name", "") or ""
         if not isinstance(name, str) or not name.strip():
             raise TypeError(f"bot class {cls.__name__} has no name")
+        if "@" in name:
+            raise TypeError(f"bot name {name!r} may not contain '@' (name@2 names a version)")
         if not callable(getattr(cls, "act", None)):
             raise TypeError(f"bot {name!r} has no act(observation) method")
         games = getattr(cls, "games", None)

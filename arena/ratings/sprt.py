@@ -110,10 +110,12 @@ class Sprt:
         else:
             p0 = _mle_logistic(scores, probs, elo_to_score(self.elo0))
             p1 = _mle_logistic(scores, probs, elo_to_score(self.elo1))
-        return total * sum(p * (math.log(b) - math.log(a)) for p, a, b in zip(probs, p0, p1))
+        return total * sum(
+            p * (math.log(b) - math.log(a)) for p, a, b in zip(probs, p0, p1, strict=True)
+        )
 
     def decision(self, llr: float) -> str | None:
-        """"H0", "H1", or None: go on."""
+        """The decision at this LLR: "H0", "H1", or None (go on)."""
         if llr >= self.upper:
             return "H1"
         if llr <= self.lower:
@@ -147,7 +149,7 @@ class SequentialTest:
         boards = self.boards
         if not boards:
             return 0.5
-        return sum(c * s for c, s in zip(self.counts, PENTANOMIAL_SCORES)) / boards
+        return sum(c * s for c, s in zip(self.counts, PENTANOMIAL_SCORES, strict=True)) / boards
 
     def elo(self) -> float:
         return score_to_elo(self.score())
@@ -160,7 +162,7 @@ def _solve(phi: Sequence[float], probs: Sequence[float]) -> float:
     theta = 0.0 if low < 0.0 < high else (low + high) / 2
     for _ in range(200):
         value = slope = 0.0
-        for p, f in zip(probs, phi):
+        for p, f in zip(probs, phi, strict=True):
             d = 1.0 + theta * f
             value += p * f / d
             slope -= p * f * f / (d * d)
@@ -181,7 +183,7 @@ def _mle_logistic(scores, probs, s: float) -> list[float]:
     """The distribution closest to ``probs`` (maximum likelihood) with expected score ``s``."""
     phi = [a - s for a in scores]
     theta = _solve(phi, probs)
-    return [p / (1.0 + theta * f) for p, f in zip(probs, phi)]
+    return [p / (1.0 + theta * f) for p, f in zip(probs, phi, strict=True)]
 
 
 def _mle_normalized(scores, probs, t: float) -> list[float]:
@@ -189,12 +191,12 @@ def _mle_normalized(scores, probs, t: float) -> list[float]:
     from the uniform one (fastchess, after Van den Bergh, "Comments on normalized Elo" §4.1)."""
     p = [1.0 / len(scores)] * len(scores)
     for _ in range(10):
-        mu = sum(a * q for a, q in zip(scores, p))
-        sigma = math.sqrt(sum(q * (a - mu) ** 2 for a, q in zip(scores, p)))
+        mu = sum(a * q for a, q in zip(scores, p, strict=True))
+        sigma = math.sqrt(sum(q * (a - mu) ** 2 for a, q in zip(scores, p, strict=True)))
         phi = [a - 0.5 - 0.5 * t * sigma * (1.0 + ((a - mu) / sigma) ** 2) for a in scores]
         theta = _solve(phi, probs)
-        new = [q / (1.0 + theta * f) for q, f in zip(probs, phi)]
-        change = max(abs(a - b) for a, b in zip(new, p))
+        new = [q / (1.0 + theta * f) for q, f in zip(probs, phi, strict=True)]
+        change = max(abs(a - b) for a, b in zip(new, p, strict=True))
         p = new
         if change < 1e-4:
             break

@@ -27,8 +27,10 @@ from arena.store.schema import (
     StoreError,
     connect,
     explain,
+    has_bot_versions,
     transaction,
 )
+from arena.store.versions import BotVersion, read_source, read_versions, record_version
 
 __all__ = ["RunInfo", "Store", "StoreError"]
 
@@ -118,6 +120,12 @@ class Store:
         runs = self._runs("config=? AND status!='finished'", (key,), limit=1)
         return runs[0] if runs else None
 
+    def finished_run(self, config: dict) -> RunInfo | None:
+        """The latest finished run with exactly this configuration."""
+        key = json.dumps(config, sort_keys=True)
+        runs = self._runs("config=? AND status='finished'", (key,), limit=1)
+        return runs[0] if runs else None
+
     def unfinished_runs(self) -> list[RunInfo]:
         return self._runs("status!='finished'")
 
@@ -128,6 +136,26 @@ class Store:
     def games_done(self, run_id: int, game: str) -> int:
         sql = "SELECT COUNT(*) FROM games WHERE run_id=? AND game=?"
         return self._rows(sql, (run_id, game))[0][0]
+
+    # --- bot versions (store/versions.py) ----------------------------------------------------
+    def bot_versions(self) -> list[BotVersion]:
+        """Every stored version of every bot (none in a file from before versions, read only)."""
+        if not self._guard(has_bot_versions, self.db):
+            return []
+        return self._guard(read_versions, self.db)
+
+    def bot_source(self, name: str, version: int) -> str | None:
+        return self._guard(read_source, self.db, name, version)
+
+    def record_bot_versions(self, versions: Iterable[tuple[str, int, str, str, str | None]]):
+        """Store ``(name, version, fingerprint, origin, source)`` of the versions fielded now."""
+
+        def record():
+            with transaction(self.db):
+                for version in versions:
+                    record_version(self.db, *version)
+
+        self._guard(record)
 
     # --- writing games ------------------------------------------------------------------------
     def save_batch(

@@ -3,7 +3,9 @@
 A file that is not ours, corrupt, locked, read-only or from a newer arena is reported with one
 clear line (``StoreError``) and never overwritten. Files made before runs kept their ``settings``
 get the column when opened for writing (older arenas ignore it, so the schema version stays);
-opened for reading only, they are read without it.
+opened for reading only, they are read without it. Files made before bots had versions get the
+``bot_versions`` table the same way: every bot already stored is version 1 of itself, under its
+plain name, so nothing stored is rewritten.
 """
 
 from __future__ import annotations
@@ -65,6 +67,17 @@ CREATE TABLE IF NOT EXISTS faults (
     kind TEXT NOT NULL,
     message TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS bot_versions (
+    name TEXT NOT NULL,  -- the name the bot registers
+    version INTEGER NOT NULL,  -- stored (seats, ratings) as name for 1, name@N after
+    fingerprint TEXT NOT NULL,  -- of its source file(s) and settings
+    first_seen REAL NOT NULL,
+    last_seen REAL NOT NULL,  -- last fielded as the bot file's current version
+    origin TEXT NOT NULL,  -- "file", "entry-point" or "" (registered in arena's own code)
+    source TEXT,  -- the text of a one-file bot, to field it again (else NULL)
+    PRIMARY KEY (name, version),
+    UNIQUE (name, fingerprint)
+);
 CREATE TABLE IF NOT EXISTS ratings (
     game TEXT NOT NULL,
     bot TEXT NOT NULL,
@@ -79,7 +92,8 @@ CREATE TABLE IF NOT EXISTS ratings (
 # The columns of a game's row, in the order the table has them.
 GAME_COLUMNS = ("id", "run_id", "game", "idx", "board", "seed", "players", "decisions", "seconds",
                 "finished", "record")  # fmt: skip
-TABLES = ("faults", "placings", "seats", "games", "ratings", "runs")  # children before parents
+# children before parents
+TABLES = ("faults", "placings", "seats", "games", "ratings", "runs", "bot_versions")
 
 
 class StoreError(Exception):
@@ -136,6 +150,8 @@ def connect(path: Path, create: bool, timeout: float) -> tuple[sqlite3.Connectio
             # nothing that was committed.
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = NORMAL")
+        if create:
+            _add_bot_versions(db)
         return db, _has_run_settings(db, add=create)
     except BaseException:
         if db is not None:
@@ -177,6 +193,17 @@ def _has_run_settings(db: sqlite3.Connection, add: bool) -> bool:
     if add:
         db.execute("ALTER TABLE runs ADD COLUMN settings TEXT")
     return add
+
+
+def _add_bot_versions(db: sqlite3.Connection) -> None:
+    """The bot_versions table, given to a file made before it existed."""
+    statement = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS bot_versions") :]
+    db.execute(statement[: statement.index(";")])
+
+
+def has_bot_versions(db: sqlite3.Connection) -> bool:
+    row = db.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='bot_versions'")
+    return row.fetchone() is not None
 
 
 def _check_intact(db: sqlite3.Connection, path: Path) -> None:

@@ -97,8 +97,8 @@ def build_tournament(
     sections = sections or []
     check_settings(games_per_game, move_time, max_faults, bots, sections, source, from_file)
     try:
-        for bot in bots or ():
-            registry.bot(bot)
+        # (a bot's plain name is its current version; name@N a version: their stored names)
+        bots = None if bots is None else [registry.bot(bot).name for bot in bots]
     except UnknownNameError as exc:
         raise PlanError(f"{where.bots()}{exc}") from None
     by_game = _sections_by_game(registry, sections, where)
@@ -265,17 +265,20 @@ def _table_bots(
     if not wanted:
         return [b.name for b in registry.bots_for(game_name)]
     named = where.section_bots(section)
+    canonical = []
     for bot in wanted:
         try:
-            spec = registry.bot(bot)
-        except UnknownNameError as exc:  # (the run's bots were checked before)
+            # (the run's bots are stored names already: build_tournament resolved them)
+            spec = registry.bot(bot) if section.bots else registry.bots[bot]
+        except UnknownNameError as exc:
             raise PlanError(f"{named}{exc}") from None
+        canonical.append(spec.name)
         if not spec.plays(game_name) and (explicit_games or section.bots):
             raise PlanError(
                 f"{named}bot {bot!r} does not play {game_name} (it plays: "
                 f"{', '.join(sorted(spec.games or ()))})"
             )
-    return [b for b in dict.fromkeys(wanted) if registry.bots[b].plays(game_name)]
+    return [b for b in dict.fromkeys(canonical) if registry.bots[b].plays(game_name)]
 
 
 def _table(

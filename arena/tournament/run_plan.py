@@ -51,6 +51,7 @@ class RunOptions:
     records: bool = True
     duplicate: bool | None = None
     resume: bool = False
+    again: bool = False  # play a finished run's very games once more
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,7 @@ class RunPlan:
     load_isolated: bool  # the bot files are loaded by sandboxed loading processes
     loading_is_a_guess: bool  # only a stored run said to load them isolated; settling decides
     loading_memory: int  # MiB of a loading process
+    again: bool = False  # a finished run's very games may be played once more
 
     def isolation_kept_from_run(self, isolation: str) -> bool:
         """Whether a run played with ``isolation`` plays so because the run it continues did."""
@@ -136,6 +138,7 @@ def plan_run(
         load_isolated=load_isolated,
         loading_is_a_guess=guess,
         loading_memory=memory,
+        again=options.again,
     )
 
 

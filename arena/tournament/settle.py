@@ -17,6 +17,7 @@ from arena.store.database import RunInfo, Store
 from arena.tournament.plan import Tournament, tournament_from_identity
 from arena.tournament.run import default_jobs
 from arena.tournament.run_plan import RunPlan, chosen_settings
+from arena.tournament.versions import apply_versions, field_old_versions
 
 # load_registry(bots_dirs, quiet=, isolated=, memory_mib=): the registry; unless quiet, it reports
 # each bot file that failed to load.
@@ -92,23 +93,33 @@ def _settle_if_isolated(
 
 def settle_run(plan: RunPlan, registry: Registry, store: Store) -> SettledRun:
     """The run this command plays or continues, and how its bots run. Raises ``PlanError``."""
+    versions = apply_versions(registry, store)
+    load_old = {"isolated": plan.load_isolated, "memory_mib": plan.loading_memory}
     if plan.resume:
         previous = store.latest_unfinished_run()
         if previous is None:
             raise PlanError(f"{plan.db}: no interrupted run to resume")
         tournament = tournament_from_identity(previous.config)
+        bots = [bot for game_plan in tournament.plans for bot in game_plan.bots]
+        field_old_versions(registry, store, versions, bots, stored_names=True, **load_old)
         missing = _missing_for(registry, tournament, plan.bots_dirs)
         if missing:
             raise PlanError(missing)
     else:
-        tournament = plan.request.build(registry)
-        if plan.request.seed is None:
+        request = plan.request
+        named = [*(request.bots or []), *(b for s in request.sections or [] for b in s.bots or [])]
+        field_old_versions(registry, store, versions, named, **load_old)
+        tournament = request.build(registry)
+        if request.seed is None:
             # Rerunning the same command without --seed continues its interrupted run.
             for run in store.unfinished_runs():
                 if {**run.config, "seed": tournament.seed} == tournament.identity():
                     tournament.seed = run.seed
                     break
         previous = store.find_run(tournament.identity())
+        if previous is None and not plan.again:
+            _refuse_a_finished_run(store, tournament)
+    versions.record(store, [bot for game_plan in tournament.plans for bot in game_plan.bots])
     # A continued run keeps the isolation and bot limits it was played with (a run stored
     # before they were kept has none: the file's or the defaults), unless this command says.
     kept = previous.settings if previous is not None else {}
@@ -117,6 +128,18 @@ def settle_run(plan: RunPlan, registry: Registry, store: Store) -> SettledRun:
     tournament.bot_memory, tournament.bot_cpu = chosen["bot_memory"], chosen["bot_cpu"]
     jobs = plan.jobs if plan.jobs is not None else default_jobs(tournament.isolation)
     return SettledRun(tournament, previous, jobs)
+
+
+def _refuse_a_finished_run(store: Store, tournament: Tournament) -> None:
+    """The same games again (same bots and versions, settings and seed) only with --again: they
+    would count twice in the ratings for nothing."""
+    done = store.finished_run(tournament.identity())
+    if done is not None:
+        raise PlanError(
+            f"run {done.id} already played these very games (the same bots and versions, "
+            f"settings and seed {tournament.seed}); add --again to play them once more, or "
+            "choose another --seed"
+        )
 
 
 def _missing_for(registry: Registry, tournament: Tournament, bots_dirs: list[Path]) -> str | None:

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from tabulate import tabulate
 
 from arena.store.database import Store
+from arena.views.versions import VersionView, version_view
 
 FORMATS = ("table", "markdown", "json", "csv")
 
@@ -29,19 +30,23 @@ COLUMNS = [
 ]
 
 
-def leaderboard_rows(store: Store, game: str) -> list[dict]:
-    """One dict per bot with a rating or games in ``game``, best conservative score first."""
+def leaderboard_rows(store: Store, game: str, versions: VersionView | None = None) -> list[dict]:
+    """One dict per bot with a rating or games in ``game``, best conservative score first;
+    ``versions``: which versions of each bot, under which names (default: the latest)."""
+    versions = versions or version_view(store.bot_versions())
     ratings = store.ratings(game)
     stats = store.bot_stats(game)
     rows = []
     for bot in set(ratings) | set(stats):
+        if not versions.show(bot):
+            continue
         mu, sigma = ratings.get(bot, (25.0, 25.0 / 3))
         s = stats.get(bot, {})
         games = s.get("games", 0)
         wins = s.get("wins", 0)
         rows.append(
             {
-                "bot": bot,
+                "bot": versions.label(bot),
                 "mu": round(mu, 3),
                 "sigma": round(sigma, 3),
                 "conservative": round(mu - 3 * sigma, 3),
@@ -60,14 +65,17 @@ def leaderboard_rows(store: Store, game: str) -> list[dict]:
     return [{key: row[key] for key, _ in COLUMNS} for row in rows]
 
 
-def head_to_head_rows(store: Store, game: str) -> list[dict]:
+def head_to_head_rows(store: Store, game: str, versions: VersionView | None = None) -> list[dict]:
+    versions = versions or version_view(store.bot_versions())
     rows = []
     for a, b, ahead, tied, behind in store.head_to_head(game):
+        if not (versions.show(a) and versions.show(b)):
+            continue
         total = ahead + tied + behind
         rows.append(
             {
-                "bot": a,
-                "opponent": b,
+                "bot": versions.label(a),
+                "opponent": versions.label(b),
                 "games": total,
                 "ahead": ahead,
                 "tied": tied,
@@ -97,11 +105,14 @@ def render(
     fmt: str = "table",
     head_to_head: bool = False,
     score_names: Mapping[str, str] | None = None,
+    all_versions: bool = False,
 ) -> str:
     """The tables of the games named, as one string. ``score_names``: what each game calls its
-    score (``Game.score_name``: points, chips) for the table's column head."""
-    data = {game: leaderboard_rows(store, game) for game in game_names}
-    h2h = {game: head_to_head_rows(store, game) for game in game_names} if head_to_head else {}
+    score (``Game.score_name``: points, chips) for the table's column head. Only the latest
+    version of each bot unless ``all_versions``."""
+    view = version_view(store.bot_versions(), all_versions)
+    data = {game: leaderboard_rows(store, game, view) for game in game_names}
+    h2h = {g: head_to_head_rows(store, g, view) for g in game_names} if head_to_head else {}
     if fmt == "json":
         if head_to_head:
             return json.dumps(

@@ -58,7 +58,7 @@ class BotProcess:
         self.progress = mmap.mmap(progress_fd, 8)
         config = {
             "origin": list(spec.origin),
-            "bot": spec.name,
+            "bot": spec.plugin_name,
             "move_time": context.move_time,
             "memory": context.bot_memory,
             "cpu": cpu,
