@@ -16,6 +16,7 @@ from arena import __version__
 from arena.cli.bench import bench
 from arena.cli.bots import bots, games, new_bot
 from arena.cli.leaderboard import leaderboard
+from arena.cli.match import match
 from arena.cli.play import play
 from arena.cli.records import history, replay
 from arena.cli.run import run
@@ -41,6 +42,7 @@ def _root(
 for name, command in (
     ("run", run),
     ("leaderboard", leaderboard),
+    ("match", match),
     ("bots", bots),
     ("games", games),
     ("new-bot", new_bot),

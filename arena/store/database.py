@@ -137,6 +137,32 @@ class Store:
         sql = "SELECT COUNT(*) FROM games WHERE run_id=? AND game=?"
         return self._rows(sql, (run_id, game))[0][0]
 
+    def run_placings(self, run_id: int, game: str) -> list[tuple[int, int, dict[str, float]]]:
+        """``(index, board, {bot: place})`` of a run's stored games of ``game``, in order."""
+        rows = self._rows(
+            "SELECT g.idx, g.board, p.bot, p.place FROM games g JOIN placings p "
+            "ON p.game_id = g.id WHERE g.run_id = ? AND g.game = ? ORDER BY g.idx",
+            (run_id, game),
+        )
+        games: list[tuple[int, int, dict[str, float]]] = []
+        for index, board, bot, place in rows:
+            if not games or games[-1][0] != index:
+                games.append((index, board, {}))
+            games[-1][2][bot] = place
+        return games
+
+    def set_note(self, key: str, value: dict) -> None:
+        """Keep a small JSON value under ``key`` (e.g. a match's result, ``match/<run id>``)."""
+        self._guard(
+            self.db.execute,
+            "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+            (key, json.dumps(value, sort_keys=True)),
+        )
+
+    def note(self, key: str) -> dict | None:
+        rows = self._rows("SELECT value FROM meta WHERE key = ?", (key,))
+        return json.loads(rows[0][0]) if rows else None
+
     # --- bot versions (store/versions.py) ----------------------------------------------------
     def bot_versions(self) -> list[BotVersion]:
         """Every stored version of every bot (none in a file from before versions, read only)."""

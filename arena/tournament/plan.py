@@ -48,6 +48,9 @@ class Tournament:
     isolation: str = "shared"  # "shared": inside the game workers; "process": each its own
     bot_memory: int = 1024  # MiB per bot process (process isolation)
     bot_cpu: int | None = None  # CPU seconds per bot process over its life (process isolation)
+    # A match of two bots (``arena match``): {"a", "b", "sprt": the test's settings or None};
+    # it may stop before its last game (``tournament.match``). None: a plain run.
+    match: dict | None = None
 
     def settings(self) -> dict:
         """How the run is played, stored with it but not part of its identity."""
@@ -68,6 +71,8 @@ class Tournament:
         }
         if not self.duplicate:  # only then: runs stored before the setting existed still resume
             identity["duplicate"] = False
+        if self.match is not None:
+            identity["match"] = self.match
         return identity
 
 
@@ -89,6 +94,7 @@ def build_tournament(
     duplicate: bool = True,
     source: str | Path | None = None,
     from_file: Collection[str] = (),
+    match: dict | None = None,
 ) -> Tournament:
     """``sections`` come from the tournament file ``source``, and so do the settings named in
     ``from_file`` (``games``, ``move_time``, ``max_faults``, ``bots``); the rest from the
@@ -115,7 +121,16 @@ def build_tournament(
         max_faults=max_faults,
         records=records,
         duplicate=duplicate,
+        match=_match(registry, match, bots),
     )
+
+
+def _match(registry: Registry, match: dict | None, bots: list[str] | None) -> dict | None:
+    """The match's settings with the stored names of its two bots (as ``bots`` has them)."""
+    if match is None:
+        return None
+    a, b = (bots or [])[:2]
+    return {**match, "a": registry.bots[a].name, "b": registry.bots[b].name}
 
 
 def check_settings(
@@ -358,6 +373,7 @@ def tournament_from_identity(config: dict) -> Tournament:
         max_faults=config["max_faults"],
         records=config["records"],
         duplicate=config.get("duplicate", True),
+        match=config.get("match"),
     )
 
 

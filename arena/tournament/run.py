@@ -24,6 +24,7 @@ from arena.plugins.loading import Registry
 from arena.ratings.trueskill import RatingTable
 from arena.referee.interrupt import Interrupt
 from arena.store.database import Store
+from arena.tournament.match import MatchStopper, Stopper
 from arena.tournament.plan import GamePlan, Tournament
 from arena.tournament.schedule import ScheduledGame, round_robin
 
@@ -54,10 +55,19 @@ def run_tournament(
     jobs: int = 1,
     resume: bool = True,
     progress: ProgressCallback | None = None,
+    stopper: Stopper | None = None,
 ) -> RunSummary:
-    """Play the tournament's games that are not stored yet, rate them, store them."""
+    """Play the tournament's games that are not stored yet, rate them, store them. A match
+    (``tournament.match``) stops once its ``stopper`` (default: ``tournament.match``'s) says so,
+    between whole boards."""
     run_id, resumed = _open_run(store, tournament, resume)
     games, schedules = _schedules(tournament, registry, store, run_id)
+    if tournament.match is not None:
+        stopper = stopper or MatchStopper.of(tournament)
+        stopper.replay(store.run_placings(run_id, tournament.plans[0].game))
+        stopper.run_id = run_id
+        if stopper.decided:  # (stopped just after deciding, before being marked finished)
+            schedules = [(plan, [], done) for plan, _, done in schedules]
     began = time.perf_counter()
     saver = _Saver(store, run_id, Interrupt())
     context = PlayContext(
@@ -74,7 +84,9 @@ def run_tournament(
     try:
         with _ctrl_c(saver), make_backend(context, tournament.isolation, jobs) as backend:
             for plan, schedule, done in schedules:
-                _play_plan(plan, schedule, done, backend, saver, summary, progress)
+                _play_plan(plan, schedule, done, backend, saver, summary, progress, stopper)
+        if stopper is not None:
+            store.set_note(f"match/{run_id}", stopper.result())
         store.set_run_status(run_id, "finished")
     except KeyboardInterrupt:
         summary.interrupted = True
@@ -168,8 +180,10 @@ def _play_plan(
     saver: _Saver,
     summary: RunSummary,
     progress: ProgressCallback | None,
+    stopper: Stopper | None = None,
 ) -> None:
-    """Play one game's schedule; rate and store the outcomes in schedule order, in batches."""
+    """Play one game's schedule; rate and store the outcomes in schedule order, in batches, until
+    the ``stopper`` (if any) says to stop."""
     table = RatingTable(plan.environment, saver.store.rating_states(plan.game))
     batch: list = []
     last_flush = time.perf_counter()
@@ -185,6 +199,8 @@ def _play_plan(
             summary.games_played += 1
             summary.decisions += outcome.decisions
             count += 1
+            if stopper is not None and stopper.add(item.board, placings):
+                break
             now = time.perf_counter()
             if now - last_flush > FLUSH_SECONDS or len(batch) >= FLUSH_GAMES:
                 pending, batch = batch, []

@@ -52,6 +52,7 @@ class RunOptions:
     duplicate: bool | None = None
     resume: bool = False
     again: bool = False  # play a finished run's very games once more
+    match: dict | None = None  # ``arena match``: the SPRT's settings (Tournament.match)
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,7 @@ class TournamentRequest:
     duplicate: bool
     source: Path | None
     from_file: frozenset[str]
+    match: dict | None = None
 
     def build(self, registry: Registry) -> Tournament:
         return build_tournament(registry, **{f.name: getattr(self, f.name) for f in fields(self)})
@@ -186,6 +188,7 @@ def _request(options: RunOptions, tournament_file: TournamentFile | None) -> Tou
         from_file=frozenset(
             key for key in FILE_NAMED if given[key] is None and key in settings
         ),
+        match=options.match,
     )
 
 

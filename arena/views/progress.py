@@ -45,7 +45,8 @@ class Progress:
             self._bar.__exit__(*exc)
             self._bar = None
 
-    def update(self, game: str, done: int, total: int) -> None:
+    def update(self, game: str, done: int, total: int, note: str = "") -> None:
+        """``note``: shown after the game's name (a match's LLR and its bounds)."""
         if not self.enabled:
             return
         now = time.perf_counter()
@@ -56,14 +57,18 @@ class Progress:
         if self._bar is not None:
             if game not in self._tasks:
                 self._tasks[game] = self._bar.add_task(game, total=total, completed=done, rate="")
-            self._bar.update(self._tasks[game], completed=done, rate=f"{rate:,.0f}")
+            description = f"{game} {note}" if note else game
+            self._bar.update(
+                self._tasks[game], completed=done, rate=f"{rate:,.0f}", description=description
+            )
             return
         if done < total and now - self._last_line < self.every:
             return
         self._last_line = now
         left = (total - done) / rate if rate > 0 else 0.0
         print(
-            f"{game}: {done}/{total} games, {rate:,.0f} games/s, {left:,.0f} s left",
+            f"{game}: {done}/{total} games, {rate:,.0f} games/s, {left:,.0f} s left"
+            + (f", {note}" if note else ""),
             file=self.stream,
             flush=True,
         )

@@ -1,0 +1,87 @@
+"""``arena match A B --sprt`` on real bots: it decides, its games are stored and rated like any
+run's, its result does not depend on --jobs, and a stored match replays to the same result."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import REPO, assert_one_line_error, count_games, leaderboard_json
+
+from arena.store.database import Store
+from arena.tournament.match import MatchStopper
+from arena.tournament.plan import tournament_from_identity
+
+pytestmark = pytest.mark.usefixtures("isolated")
+
+
+@pytest.fixture
+def bundled(tmp_path):
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    for source in ("random_bot.py", "td_heuristic.py"):
+        (bots / source).write_text((REPO / "bots" / source).read_text())
+    return bots
+
+
+def match(cli, bots, db, *args):
+    result = cli(
+        "match", *args, "--bots-dir", bots, "--db", db, "--seed", "7", "-q", "--format", "json"
+    )
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_sprt_decides_h1_for_the_stronger_bot_and_stores_its_games(cli, bundled, db_path):
+    result = match(cli, bundled, db_path, "td-heuristic", "random", "--sprt", "--jobs", "1")
+    assert result["sprt"]["decision"] == "H1"
+    assert result["sprt"]["llr"] >= result["sprt"]["upper"]
+    assert result["games"] == 2 * result["boards"] < 2000  # stopped early, on a whole board
+    assert count_games(db_path) == result["games"]
+    rows = {r["bot"]: r for r in leaderboard_json(cli, db_path)["twenty-down"]}
+    assert rows["td-heuristic"]["games"] == rows["random"]["games"] == result["games"]
+    assert rows["td-heuristic"]["mu"] > rows["random"]["mu"]
+
+    # Stored: the same match is not played twice without --again, and the stored games replay
+    # to the very same result (what a resumed match does).
+    again = cli("match", "td-heuristic", "random", "--sprt", "--bots-dir", bundled, "--db",
+                db_path, "--seed", "7", "-q")  # fmt: skip
+    assert_one_line_error(again, "already played", "--again")
+    store = Store(db_path, create=False)
+    run = store._runs("status='finished'")[0]
+    replayed = MatchStopper.of(tournament_from_identity(run.config))
+    replayed.replay(store.run_placings(run.id, "twenty-down"))
+    assert {"game": "twenty-down", "run": run.id, **replayed.result()} == result
+    assert store.note(f"match/{run.id}") == replayed.result()
+    store.close()
+
+
+def test_sprt_decides_h0_for_the_weaker_bot_whatever_the_jobs(cli, bundled, tmp_path):
+    one = match(cli, bundled, tmp_path / "one.db", "random", "td-heuristic", "--sprt", "-j", "1")
+    two = match(cli, bundled, tmp_path / "two.db", "random", "td-heuristic", "--sprt", "-j", "2")
+    assert one["sprt"]["decision"] == "H0"
+    assert one == two
+
+
+def test_without_sprt_or_at_the_cap_the_match_plays_every_game(cli, bundled, db_path):
+    result = match(cli, bundled, db_path, "td-heuristic", "random", "--games", "12", "--sprt")
+    assert result["games"] == 12 and result["boards"] == 6
+    assert result["sprt"]["decision"].startswith("none")
+    plain = match(cli, bundled, db_path, "random", "td-heuristic", "--games", "8")
+    assert plain["boards"] == 4 and "sprt" not in plain
+    assert sum(plain["pentanomial"].values()) == 4
+
+
+@pytest.mark.parametrize(
+    "args,fragments",
+    [
+        (("random", "random", "--sprt"), ("two different bots",)),
+        (("random", "nobody", "--sprt"), ("unknown bot 'nobody'",)),
+        (("random", "td-heuristic", "--sprt", "--elo0", "5", "--elo1", "1"), ("--elo0",)),
+        (("random", "td-heuristic", "--sprt", "--alpha", "2"), ("--alpha must be between",)),
+        (("random", "td-heuristic", "--sprt", "--model", "x"), ("--model must be",)),
+    ],
+)
+def test_bad_matches_are_one_line_errors(cli, bundled, db_path, args, fragments):
+    result = cli("match", *args, "--bots-dir", bundled, "--db", db_path)
+    assert_one_line_error(result, *fragments)
