@@ -85,3 +85,31 @@ def test_without_sprt_or_at_the_cap_the_match_plays_every_game(cli, bundled, db_
 def test_bad_matches_are_one_line_errors(cli, bundled, db_path, args, fragments):
     result = cli("match", *args, "--bots-dir", bundled, "--db", db_path)
     assert_one_line_error(result, *fragments)
+
+
+@pytest.mark.parametrize("how", ["same command", "run --resume"])
+def test_an_interrupted_match_continues_to_the_same_result(
+    cli, bundled, tmp_path, monkeypatch, how
+):
+    whole = match(cli, bundled, tmp_path / "whole.db", "random", "td-heuristic", "--sprt")
+    import arena.tournament.run as run_module
+    from arena.views.progress import Progress
+
+    def interrupt(self, game, done, total, note=""):
+        if done >= 20:
+            raise KeyboardInterrupt
+
+    db = tmp_path / "cut.db"
+    with monkeypatch.context() as patch:
+        patch.setattr(run_module, "FLUSH_SECONDS", -1.0)  # store (and report) after every game
+        patch.setattr(Progress, "update", interrupt)
+        cut = cli("match", "random", "td-heuristic", "--sprt", "--bots-dir", bundled, "--db", db,
+                  "--seed", "7", "-j", "1")  # fmt: skip
+    assert cut.exit_code == 130, cut.output
+    assert 20 <= count_games(db) < whole["games"]
+    if how == "run --resume":
+        resumed = cli("run", "--resume", "--bots-dir", bundled, "--db", db, "-q")
+        assert resumed.exit_code == 0, resumed.output
+        assert count_games(db) == whole["games"]
+    else:
+        assert match(cli, bundled, db, "random", "td-heuristic", "--sprt") == whole

@@ -140,7 +140,7 @@ def run(
     check_format(fmt, FORMATS)
     bots = names(bots)
     given = locals()  # every option but the format and --quiet is a RunOptions field, same name
-    options = RunOptions(**{f.name: given[f.name] for f in fields(RunOptions)})
+    options = RunOptions(**{f.name: given[f.name] for f in fields(RunOptions) if f.name in given})
     plan = _plan(options, tournament_file)
     registry, store, settled = _settle(plan)
     try:
