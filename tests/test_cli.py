@@ -658,9 +658,11 @@ def test_tournament_file_can_switch_duplicate_off(cli, bots_dir, tmp_path):
     assert_one_line_error(cli("run", path, "--db", db, "--bots-dir", bots_dir), "duplicate")
 
 
-def test_a_finished_run_is_not_resumed_but_played_again(cli, bots_dir, db_path):
+def test_a_finished_run_is_not_resumed_but_played_again_when_asked(cli, bots_dir, db_path):
     ok(cli(*run_args(bots_dir, db_path, "--game", "td", games=4)))
-    second = ok(cli(*run_args(bots_dir, db_path, "--game", "td", games=4)))
+    refused = cli(*run_args(bots_dir, db_path, "--game", "td", games=4))
+    assert_one_line_error(refused, "already played these very games", "--again")
+    second = ok(cli(*run_args(bots_dir, db_path, "--game", "td", "--again", games=4)))
     assert "resumed" not in second.stderr
     assert count_games(db_path, "twenty-down") == 8
 
@@ -1022,7 +1024,7 @@ def test_a_run_stores_its_isolation_and_limits_outside_the_identity_of_the_run(
     db = tmp_path / "iso.db"
     extra = ["--game", "td", "--isolation", "process", "--bot-memory", 512, "--bot-cpu", 60]
     ok(cli(*run_args(bots_dir, db, *extra, games=2, seed="same")))
-    ok(cli(*run_args(bots_dir, db, "--game", "td", games=2, seed="same")))
+    ok(cli(*run_args(bots_dir, db, "--game", "td", "--again", games=2, seed="same")))
     with sqlite3.connect(db) as con:
         rows = con.execute("SELECT config, settings FROM runs ORDER BY id").fetchall()
     (process_config, process_settings), (shared_config, shared_settings) = rows
