@@ -70,11 +70,14 @@ def play(
     from arena.views.replay import output_style
 
     registry = load_registry(bots_dir)
+    store = open_store(db_path(db)) if rated else None  # fail before the game, not after
+    versions = _apply_versions(registry, store)
     try:
         setup = set_up_game(registry, game, names(bots), players, seat, seed, move_time)
     except HumanGameError as exc:
+        if store is not None:
+            store.close()
         raise fail(str(exc)) from None
-    store = open_store(db_path(db)) if rated else None  # fail before the game, not after
     style = output_style(ascii_cards)
     table, seat, seed = setup.table, setup.seat, setup.seed
     typer.echo(
@@ -95,7 +98,21 @@ def play(
         raise typer.Exit(code=130 if result.left == "interrupted" else 0)
     for line in summary(result, table, style):
         typer.echo(line)
-    _store_rated(store, table, result, seed)
+    _store_rated(store, table, result, seed, lambda: versions.record(store, setup.bots))
+
+
+def _apply_versions(registry, store):
+    """A rated game is stored under the bots' versions (``tournament.versions``)."""
+    from arena.store.database import StoreError
+    from arena.tournament.versions import apply_versions
+
+    if store is None:
+        return None
+    try:
+        return apply_versions(registry, store)
+    except StoreError as exc:
+        store.close()
+        raise fail(str(exc)) from None
 
 
 def _reader(interactive: bool):
@@ -117,7 +134,7 @@ def _reader(interactive: bool):
     return read
 
 
-def _store_rated(store, table, result, seed: str) -> None:
+def _store_rated(store, table, result, seed: str, record_versions) -> None:
     from arena.store.database import StoreError
     from arena.views.human_seat import store_rated
 
@@ -125,6 +142,7 @@ def _store_rated(store, table, result, seed: str) -> None:
         typer.echo("not rated, not stored (--rated stores and rates a game)")
         return
     try:
+        record_versions()
         game_id = store_rated(store, table, result, seed)
     except StoreError as exc:
         raise fail(str(exc), code=1) from None

@@ -48,6 +48,7 @@ def set_up_game(
         raise HumanGameError("--bots names no bot; leave it out to play every bot")
     names = bots if bots is not None else sorted(b.name for b in registry.bots_for(spec.name))
     _check_bots(registry, spec.name, names)
+    names = [registry.bot(name).name for name in names]  # (name@N: the version's stored name)
     cls = spec.cls
     if players is None:
         players = len(names) + 1
