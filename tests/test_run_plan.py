@@ -109,6 +109,15 @@ def test_a_rerun_naming_the_bots_of_a_process_run_loads_isolated_as_a_guess():
     assert plan.load_isolated and plan.loading_is_a_guess
 
 
+@pytest.mark.parametrize("named", [["random", "first"], ["random@1", "first@2"]])
+def test_a_rerun_naming_the_bots_of_a_process_run_by_name_or_version_loads_isolated(named):
+    """The run stores its bots' versions (first@2); the command names them by name."""
+    plans = [{"game": "twenty-down", "bots": ["first@2", "random"]}]
+    runs = stored(run_info(1, "process", games=8, plans=plans))
+    plan = plan_run(RunOptions(games_per_game=8, bots=named), None, runs, DEFAULT_DB)
+    assert plan.load_isolated and plan.loading_is_a_guess
+
+
 def test_chosen_settings_command_line_then_continued_run_then_file_then_default():
     kept = {"isolation": "process", "bot_memory": 10**12, "bot_cpu": 5}  # 1 TiB+: unusable
     chosen = chosen_settings({"bot_cpu": 7}, kept, {"bot_memory": 300})

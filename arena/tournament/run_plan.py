@@ -234,10 +234,17 @@ def _may_continue(run: RunInfo, request: TournamentRequest) -> bool:
         )
         if same and request.bots is not None and not request.sections:
             # Without game sections, the bots named are exactly the bots of the run's games.
-            same = {bot for plan in config["plans"] for bot in plan["bots"]} == set(request.bots)
+            # (a run stores bots by version, name@2: the command names them by name)
+            stored = {_unversioned(bot) for plan in config["plans"] for bot in plan["bots"]}
+            same = stored == {_unversioned(bot) for bot in request.bots}
     except (KeyError, TypeError):
         return True  # an identity of a shape this arena does not know: settling decides
     return same and (request.seed is None or config["seed"] == str(request.seed))
+
+
+def _unversioned(bot: str) -> str:
+    base, at, number = bot.rpartition("@")
+    return base if at and number.isdigit() else bot
 
 
 def chosen_settings(given: dict, kept: dict, in_file: dict) -> dict:
