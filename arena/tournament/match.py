@@ -102,7 +102,7 @@ class MatchStopper:
             "pentanomial": dict(zip(OUTCOME_NAMES, test.counts, strict=True)),
             "score": round(test.score(), 4),
             # (None: A won or lost every board, an Elo difference without bound)
-            "elo": round(test.elo(), 1) if math.isfinite(test.elo()) else None,
+            "elo": round(test.elo(), 1) + 0.0 if math.isfinite(test.elo()) else None,  # not -0.0
         }
         if self.sprt is not None:
             result["sprt"] = {
