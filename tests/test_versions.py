@@ -9,6 +9,8 @@ import sqlite3
 
 import pytest
 from conftest import FIRST_BOT, assert_one_line_error, bot_file, count_games, leaderboard_json
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 pytestmark = pytest.mark.usefixtures("isolated")
 
@@ -119,3 +121,40 @@ def test_a_database_from_before_versions_upgrades_in_place(cli, bots_dir, db_pat
     run(cli, bots_dir, db_path, "--bots", "first,random", "--seed", "3")
     every = board(cli, db_path, "--all-versions")
     assert every["first@1"]["games"] == 32 and every["first@2"]["games"] == 16
+
+
+# --- the numbering, as a property ----------------------------------------------------------------
+
+VARIANTS = [FIRST_BOT + f"\n# variant {i}\n" for i in range(3)]
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(edits=st.lists(st.sampled_from(range(3)), min_size=1, max_size=8))
+def test_a_version_is_its_content_numbered_by_first_appearance(tmp_path_factory, edits):
+    """Whatever the order of edits, each distinct content of a bot file is one version, numbered
+    in the order the contents first appeared; version 1 keeps the plain name."""
+    from arena.plugins.loading import Loader, Registry, load_file
+    from arena.store.database import Store
+    from arena.tournament.versions import apply_versions
+
+    folder = tmp_path_factory.mktemp("edits")
+    store = Store(folder / "v.db")
+    first_seen: list[int] = []
+    for step, variant in enumerate(edits):
+        path = folder / f"step{step}" / "first_bot.py"  # (a fresh module each time)
+        path.parent.mkdir()
+        path.write_text(VARIANTS[variant])
+        registry = Registry()
+        load_file(Loader(registry), path)
+        versions = apply_versions(registry, store)
+        if variant not in first_seen:
+            first_seen.append(variant)
+        number = first_seen.index(variant) + 1
+        expected = "first" if number == 1 else f"first@{number}"
+        assert list(registry.bots) == [expected]
+        assert registry.bot("first").name == registry.bot(f"first@{number}").name == expected
+        versions.record(store, registry.bots)
+    assert [v.version for v in store.bot_versions()] == list(range(1, len(first_seen) + 1))
+    store.close()
