@@ -103,8 +103,31 @@ def db_path(db: Path | None) -> Path:
     return db or default_db()
 
 
+SortBy = Annotated[
+    str,
+    typer.Option(
+        "--sort",
+        help="Order of the rows: conservative (TrueSkill μ−3σ), mu (TrueSkill μ) or elo (the "
+        "batch Plackett–Luce rating).",
+    ),
+]
+
+
+def check_sort(sort: str) -> None:
+    from arena.views.leaderboard import SORTS
+
+    if sort not in SORTS:
+        raise fail(f"--sort must be one of {', '.join(SORTS)}, not {sort!r}")
+
+
 def print_tables(
-    store, game_names: list[str], fmt: str, head_to_head: bool = False, registry=None
+    store,
+    game_names: list[str],
+    fmt: str,
+    head_to_head: bool = False,
+    registry=None,
+    sort: str = "conservative",
+    los: bool = False,
 ) -> None:
     """The leaderboard tables of the games named on stdout; the store is closed on an error.
     Games are described by ``registry`` (a run's), else by the bundled and installed games."""
@@ -117,7 +140,7 @@ def print_tables(
         classes = (registry or load_games()).game_classes()
         score_names = {name: game_class.score_name for name, game_class in classes.items()}
     try:
-        typer.echo(render(store, game_names, fmt, head_to_head, score_names))
+        typer.echo(render(store, game_names, fmt, head_to_head, score_names, sort, los))
     except StoreError as exc:
         store.close()
         raise fail(str(exc)) from None

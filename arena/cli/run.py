@@ -12,7 +12,9 @@ import typer
 from arena.cli.common import (
     BotsDir,
     DbPath,
+    SortBy,
     check_format,
+    check_sort,
     fail,
     load_registry,
     names,
@@ -118,6 +120,7 @@ def run(
     duplicate: Duplicate = None,
     resume: Resume = False,
     fmt: Format = "table",
+    sort: SortBy = "conservative",
     quiet: Quiet = False,
 ) -> None:
     """Play round-robin tournaments, rate the bots with TrueSkill, print the leaderboard.
@@ -129,8 +132,9 @@ def run(
     from arena.views.leaderboard import FORMATS
 
     check_format(fmt, FORMATS)
+    check_sort(sort)
     bots = names(bots)
-    given = locals()  # every option but the format and --quiet is a RunOptions field, same name
+    given = locals()  # every option but --format, --sort and --quiet is a RunOptions field
     options = RunOptions(**{f.name: given[f.name] for f in fields(RunOptions)})
     plan = _plan(options, tournament_file)
     registry, store, settled = _settle(plan)
@@ -139,7 +143,8 @@ def run(
         if summary.interrupted:
             _say_how_to_continue(plan)
             raise typer.Exit(code=130)
-        print_tables(store, [p.game for p in settled.tournament.plans], fmt, registry=registry)
+        game_names = [p.game for p in settled.tournament.plans]
+        print_tables(store, game_names, fmt, registry=registry, sort=sort)
     finally:
         store.close()
 
