@@ -15,6 +15,7 @@ import typer
 from arena import __version__
 from arena.cli.bench import bench
 from arena.cli.bots import bots, games, new_bot
+from arena.cli.compare import compare
 from arena.cli.leaderboard import leaderboard
 from arena.cli.play import play
 from arena.cli.records import history, replay
@@ -41,6 +42,7 @@ def _root(
 for name, command in (
     ("run", run),
     ("leaderboard", leaderboard),
+    ("compare", compare),
     ("bots", bots),
     ("games", games),
     ("new-bot", new_bot),

@@ -17,7 +17,7 @@ import io
 import json
 import math
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -38,6 +38,22 @@ class BatchRatings:
     elo: np.ndarray  # (bots,)
     samples: np.ndarray  # (replicates, bots)
     games: int
+    sums: dict[str, list] = field(default_factory=dict)  # per bot: rating_cache.STAT_SUMS
+
+    def stats(self) -> dict[str, dict]:
+        """Per bot: games, wins, mean rank, mean score, faults, forfeits (as Store.bot_stats),
+        from the cached sums: a leaderboard of a million games need not read them all again."""
+        out = {}
+        for bot, (games, wins, rank_sum, score_sum, seats, faults, forfeits) in self.sums.items():
+            out[bot] = {
+                "games": games,
+                "wins": wins,
+                "avg_rank": rank_sum / seats if seats else None,
+                "avg_score": score_sum / seats if seats else None,
+                "faults": faults,
+                "forfeits": forfeits,
+            }
+        return out
 
     def __contains__(self, bot: str) -> bool:
         return bot in self.bots
@@ -75,20 +91,22 @@ def batch_ratings(store: Store, game: str, replicates: int = REPLICATES) -> Batc
     now = store.game_extent(game)
     if now.games == 0:
         return None
-    covered, tally, start = Extent(0, 0, 0.0), Tally(replicates), None
+    covered, tally, start, sums = Extent(0, 0, 0.0), Tally(replicates), None, {}
     cached = store.cached_batch(game)
     decoded = _decode(cached[1]) if cached is not None else None
     if decoded is not None and decoded[0].replicates == replicates:
-        old_tally, old_bots, old_theta = decoded
+        old_tally, old_bots, old_theta, old_sums = decoded
         if cached[0] == now:
-            return _ratings(old_bots, old_theta, now.games)
+            return _ratings(old_bots, old_theta, now.games, old_sums)
         if store.game_extent(game, cached[0].last_id) == cached[0]:  # still a prefix: add to it
-            covered, tally = cached[0], old_tally
+            covered, tally, sums = cached[0], old_tally, old_sums
             start = dict(zip(old_bots, old_theta.T, strict=True))
     tally.add(store.finishings_after(game, covered.last_id))
+    for bot, new in store.stat_sums(game, covered.last_id).items():
+        sums[bot] = [a + (b or 0) for a, b in zip(sums.get(bot, [0] * len(new)), new, strict=True)]
     bots, theta = fit_tally(tally, start)
-    store.cache_batch(game, now, _encode(tally, bots, theta))
-    return _ratings(bots, theta, now.games)
+    store.cache_batch(game, now, _encode(tally, bots, theta, sums))
+    return _ratings(bots, theta, now.games, sums)
 
 
 def fit_tally(tally: Tally, start: dict[str, np.ndarray] | None = None):
@@ -106,21 +124,23 @@ def fit_tally(tally: Tally, start: dict[str, np.ndarray] | None = None):
     return bots, fit(len(bots), orders, tally.counts, start=first)
 
 
-def _ratings(bots, theta: np.ndarray, games: int) -> BatchRatings:
+def _ratings(bots, theta: np.ndarray, games: int, sums: dict) -> BatchRatings:
     elo = theta * ELO_PER_UNIT
-    return BatchRatings(tuple(bots), elo[0], elo[1:], games)
+    return BatchRatings(tuple(bots), elo[0], elo[1:], games, sums)
 
 
-def _encode(tally: Tally, bots, theta: np.ndarray) -> bytes:
+def _encode(tally: Tally, bots, theta: np.ndarray, sums: dict) -> bytes:
     out = io.BytesIO()
-    text = json.dumps({"version": FIT_VERSION, "bots": list(bots), "finishings": tally.finishings})
+    text = json.dumps(
+        {"version": FIT_VERSION, "bots": list(bots), "finishings": tally.finishings, "sums": sums}
+    )
     np.savez_compressed(
         out, counts=tally.counts, theta=theta, text=np.frombuffer(text.encode(), dtype=np.uint8)
     )
     return out.getvalue()
 
 
-def _decode(data: bytes) -> tuple[Tally, tuple[str, ...], np.ndarray] | None:
+def _decode(data: bytes) -> tuple[Tally, tuple[str, ...], np.ndarray, dict] | None:
     """The cached tally and fit; None if the entry cannot be read (it is then made again)."""
     try:
         with np.load(io.BytesIO(data), allow_pickle=False) as arrays:
@@ -129,6 +149,6 @@ def _decode(data: bytes) -> tuple[Tally, tuple[str, ...], np.ndarray] | None:
                 return None
             finishings = [tuple((b, float(p)) for b, p in f) for f in text["finishings"]]
             tally = Tally.restore(finishings, arrays["counts"])
-            return tally, tuple(text["bots"]), arrays["theta"]
+            return tally, tuple(text["bots"]), arrays["theta"], text["sums"]
     except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile):
         return None

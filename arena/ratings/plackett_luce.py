@@ -150,6 +150,8 @@ def fit(
         counts = counts[:, None]
     r_count = counts.shape[1]
     theta = np.zeros((r_count, n))
+    if n == 0:
+        return theta
     if start is not None:
         theta[:] = start
     with np.errstate(all="ignore"):  # a trial step may overflow: it is then halved

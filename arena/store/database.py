@@ -197,11 +197,17 @@ class Store:
     def finishings_after(self, game: str, after_id: int) -> list[tuple]:
         return self._guard(rating_cache.finishings_after, self.db, game, after_id)
 
+    def stat_sums(self, game: str, after_id: int) -> dict[str, list]:
+        return self._guard(rating_cache.stat_sums, self.db, game, after_id)
+
     def cached_batch(self, game: str) -> tuple[Extent, bytes] | None:
         return self._guard(rating_cache.load, self.db, game)
 
     def cache_batch(self, game: str, covered: Extent, data: bytes) -> bool:
         return self._guard(rating_cache.save, self.db, game, covered, data)
+
+    def bots_of(self, game: str) -> list[str]:
+        return self._guard(rating_cache.bots_of, self.db, game)
 
     def paired_boards(self, game: str, a: str, b: str) -> list[tuple]:
         return self._guard(rating_cache.paired_boards, self.db, game, a, b)

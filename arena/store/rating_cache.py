@@ -48,6 +48,27 @@ def finishings_after(db: sqlite3.Connection, game: str, after_id: int) -> list[t
     ).fetchall()
 
 
+STAT_SUMS = ("games", "wins", "rank_sum", "score_sum", "seats", "faults", "forfeits")
+
+
+def stat_sums(db: sqlite3.Connection, game: str, after_id: int) -> dict[str, list]:
+    """Per bot, over the game's games with ids above ``after_id``: the sums ``STAT_SUMS`` (each
+    adds up over disjoint sets of games, so cached sums are topped up with the newer games')."""
+    rows = db.execute(
+        """
+        SELECT s.bot,
+               COUNT(DISTINCT s.game_id),
+               COUNT(DISTINCT CASE WHEN s.rank = 1 THEN s.game_id END),
+               SUM(s.rank), SUM(s.score), COUNT(*), SUM(s.faults), SUM(s.forfeit)
+        FROM games g JOIN seats s ON s.game_id = g.id
+        WHERE g.game = ? AND g.id > ?
+        GROUP BY s.bot
+        """,
+        (game, after_id),
+    ).fetchall()
+    return {row[0]: list(row[1:]) for row in rows}
+
+
 def load(db: sqlite3.Connection, game: str) -> tuple[Extent, bytes] | None:
     if not _has_cache(db):
         return None
@@ -62,6 +83,9 @@ def save(db: sqlite3.Connection, game: str, covered: Extent, data: bytes) -> boo
     cache and opened read-only): the fit is then simply made again next time."""
     if not _has_cache(db):
         return False
+    # A run writing to the file holds its lock: rather skip the cache than wait for it.
+    timeout = db.execute("PRAGMA busy_timeout").fetchone()[0]
+    db.execute("PRAGMA busy_timeout = 100")
     try:
         db.execute(
             "INSERT OR REPLACE INTO batch_ratings(game, games, last_id, last_finished, data) "
@@ -70,6 +94,8 @@ def save(db: sqlite3.Connection, game: str, covered: Extent, data: bytes) -> boo
         )
     except sqlite3.OperationalError:
         return False
+    finally:
+        db.execute(f"PRAGMA busy_timeout = {int(timeout)}")
     return True
 
 
@@ -78,6 +104,12 @@ def _has_cache(db: sqlite3.Connection) -> bool:
         "SELECT 1 FROM sqlite_master WHERE type='table' AND name='batch_ratings'"
     ).fetchone()
     return row is not None
+
+
+def bots_of(db: sqlite3.Connection, game: str) -> list[str]:
+    """The bots with results in the game, by name."""
+    rows = db.execute("SELECT DISTINCT bot FROM placings WHERE game = ? ORDER BY bot", (game,))
+    return [row[0] for row in rows]
 
 
 def paired_boards(db: sqlite3.Connection, game: str, a: str, b: str) -> list[tuple]:

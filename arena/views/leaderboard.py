@@ -42,7 +42,7 @@ def leaderboard_rows(
     ratings (``batch``, else fitted or read from the cache); None for a bot without them."""
     batch = batch if batch is not None else batch_ratings(store, game)
     ratings = store.ratings(game)
-    stats = store.bot_stats(game)
+    stats = batch.stats() if batch is not None else store.bot_stats(game)
     rows = []
     for bot in set(ratings) | set(stats):
         mu, sigma = ratings.get(bot, (25.0, 25.0 / 3))
