@@ -1,6 +1,7 @@
 """How often each rating orders a field of known strength correctly, after N games.
 
     python benchmarks/rating_order.py [--seeds 20] [--games 48,192,768,3072] [--noise ...]
+    python benchmarks/rating_order.py --write-field FOLDER   # the field's bot file, to play it
 
 The field is one heuristic (``bots/td_heuristic.py``) with increasing added randomness: bot ``i``
 plays a uniformly random legal move with probability ``noise[i]`` instead of its own, so the true
@@ -49,9 +50,14 @@ def arena_register_bots(register):  # (replaces the file's own: only the noisy f
 """
 
 
-def field_registry(folder: Path, noises: list[float]):
+def write_field(folder: Path, noises: list[float]) -> None:
     source = (REPO / "bots" / "td_heuristic.py").read_text(encoding="utf-8")
+    folder.mkdir(parents=True, exist_ok=True)
     (folder / "noisy_field.py").write_text(source + NOISY.format(noises=noises), encoding="utf-8")
+
+
+def field_registry(folder: Path, noises: list[float]):
+    write_field(folder, noises)
     return load_registry(bots_dir=folder, entry_points=False)
 
 
@@ -102,10 +108,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--games", default="48,192,768,3072")
-    parser.add_argument("--noise", default="0,0.1,0.2,0.3")
+    parser.add_argument("--noise", default="0,0.05,0.1,0.15")
+    parser.add_argument("--write-field", type=Path, help="Only write the field's bot file there.")
     args = parser.parse_args()
     ns = sorted(int(n) for n in args.games.split(","))
     noises = [float(x) for x in args.noise.split(",")]
+    if args.write_field:
+        write_field(args.write_field, noises)
+        return
     truth = [f"noisy-{i}" for i in range(len(noises))]
     right: dict[tuple, int] = {}
     start = time.perf_counter()

@@ -3,10 +3,11 @@
 On a duplicate board both bots got the same deals (in turn, seat rotation by seat rotation), so
 most of the luck of the deal is common to their results and cancels in their difference. The unit
 is the board: per board, the mean over its games of (a − b), for the score and for the place.
-The paired interval comes from the spread of those board differences; the unpaired one, for
-comparison, from the spreads of a's and b's board means taken as if they were independent (as if
-the two bots had played different deals). Their ratio is what the pairing buys: an interval
-``k`` times narrower needs ``k²`` times fewer games.
+The paired interval comes from the spread of those board differences. The unpaired one, for
+comparison, is what the same games would give taken one by one, as if each had been dealt afresh
+(as ``--no-duplicate`` plays): the spread of single games' differences, which holds all the luck
+of who got the good hand, over the number of games. Their ratio is what the pairing of deals
+buys: an interval ``k`` times narrower needs ``k²`` times fewer games.
 """
 
 from __future__ import annotations
@@ -50,12 +51,13 @@ def _variance(values: Sequence[float]) -> float:
     return sum((v - mean) ** 2 for v in values) / (n - 1)
 
 
-def _difference(a: list[float], b: list[float]) -> Difference:
-    n = len(a)
-    diffs = [x - y for x, y in zip(a, b, strict=True)]
-    paired = Z95 * math.sqrt(_variance(diffs) / n)
-    unpaired = Z95 * math.sqrt((_variance(a) + _variance(b)) / n)
-    return Difference(sum(diffs) / n, paired, unpaired)
+def _difference(boards: list[list[tuple]], k: int) -> Difference:
+    """Column ``k`` (a) minus column ``k + 1`` (b) of the games, grouped by board."""
+    diffs = [sum(g[k] - g[k + 1] for g in games) / len(games) for games in boards]
+    single = [g[k] - g[k + 1] for games in boards for g in games]
+    paired = Z95 * math.sqrt(_variance(diffs) / len(diffs))
+    unpaired = Z95 * math.sqrt(_variance(single) / len(single))
+    return Difference(sum(diffs) / len(diffs), paired, unpaired)
 
 
 def paired_comparison(rows: Sequence[tuple]) -> Paired | None:
@@ -66,8 +68,5 @@ def paired_comparison(rows: Sequence[tuple]) -> Paired | None:
         boards.setdefault((run_id, board), []).append((place_a, place_b, score_a, score_b))
     if not boards:
         return None
-    means = [[sum(g[k] for g in games) / len(games) for k in range(4)] for games in boards.values()]
-    place_a, place_b, score_a, score_b = (list(column) for column in zip(*means, strict=True))
-    return Paired(
-        len(boards), len(rows), _difference(score_a, score_b), _difference(place_a, place_b)
-    )
+    grouped = list(boards.values())
+    return Paired(len(grouped), len(rows), _difference(grouped, 2), _difference(grouped, 0))
