@@ -101,8 +101,8 @@ def batch_ratings(store: Store, game: str, replicates: int = REPLICATES) -> Batc
         if store.game_extent(game, cached[0].last_id) == cached[0]:  # still a prefix: add to it
             covered, tally, sums = cached[0], old_tally, old_sums
             start = dict(zip(old_bots, old_theta.T, strict=True))
-    tally.add(store.finishings_after(game, covered.last_id))
-    for bot, new in store.stat_sums(game, covered.last_id).items():
+    tally.add(store.finishings_after(game, covered.last_id, now.last_id))
+    for bot, new in store.stat_sums(game, covered.last_id, now.last_id).items():
         sums[bot] = [a + (b or 0) for a, b in zip(sums.get(bot, [0] * len(new)), new, strict=True)]
     bots, theta = fit_tally(tally, start)
     store.cache_batch(game, now, _encode(tally, bots, theta, sums))

@@ -194,11 +194,11 @@ class Store:
     def game_extent(self, game: str, up_to: int | None = None) -> Extent:
         return self._guard(rating_cache.extent, self.db, game, up_to)
 
-    def finishings_after(self, game: str, after_id: int) -> list[tuple]:
-        return self._guard(rating_cache.finishings_after, self.db, game, after_id)
+    def finishings_after(self, game: str, after_id: int, up_to: int) -> list[tuple]:
+        return self._guard(rating_cache.finishings_after, self.db, game, after_id, up_to)
 
-    def stat_sums(self, game: str, after_id: int) -> dict[str, list]:
-        return self._guard(rating_cache.stat_sums, self.db, game, after_id)
+    def stat_sums(self, game: str, after_id: int, up_to: int) -> dict[str, list]:
+        return self._guard(rating_cache.stat_sums, self.db, game, after_id, up_to)
 
     def cached_batch(self, game: str) -> tuple[Extent, bytes] | None:
         return self._guard(rating_cache.load, self.db, game)

@@ -33,27 +33,29 @@ def extent(db: sqlite3.Connection, game: str, up_to: int | None = None) -> Exten
     return Extent(count, last, finished)
 
 
-def finishings_after(db: sqlite3.Connection, game: str, after_id: int) -> list[tuple]:
-    """(run id, board, finishing key, games) of the game's games with ids above ``after_id``.
+def finishings_after(db: sqlite3.Connection, game: str, after_id: int, up_to: int) -> list[tuple]:
+    """(run id, board, finishing key, games) of the game's games with ids above ``after_id`` up
+    to ``up_to`` (a run storing games meanwhile adds nothing the extent does not cover).
     A finishing key lists ``bot␟place`` items joined by ``␞`` (in no particular order)."""
     return db.execute(
         """
         SELECT g.run_id, g.board, k.key, COUNT(*)
         FROM (SELECT game_id, group_concat(bot || char(31) || place, char(30)) AS key
-              FROM placings WHERE game = ? AND game_id > ? GROUP BY game_id) k
+              FROM placings WHERE game = ? AND game_id > ? AND game_id <= ?
+              GROUP BY game_id) k
         JOIN games g ON g.id = k.game_id
         GROUP BY g.run_id, g.board, k.key
         """,
-        (game, after_id),
+        (game, after_id, up_to),
     ).fetchall()
 
 
 STAT_SUMS = ("games", "wins", "rank_sum", "score_sum", "seats", "faults", "forfeits")
 
 
-def stat_sums(db: sqlite3.Connection, game: str, after_id: int) -> dict[str, list]:
-    """Per bot, over the game's games with ids above ``after_id``: the sums ``STAT_SUMS`` (each
-    adds up over disjoint sets of games, so cached sums are topped up with the newer games')."""
+def stat_sums(db: sqlite3.Connection, game: str, after_id: int, up_to: int) -> dict[str, list]:
+    """Per bot, over the game's games with ids in (``after_id``, ``up_to``]: the ``STAT_SUMS``
+    (each adds up over disjoint sets of games: cached sums are topped up with newer games')."""
     rows = db.execute(
         """
         SELECT s.bot,
@@ -61,10 +63,10 @@ def stat_sums(db: sqlite3.Connection, game: str, after_id: int) -> dict[str, lis
                COUNT(DISTINCT CASE WHEN s.rank = 1 THEN s.game_id END),
                SUM(s.rank), SUM(s.score), COUNT(*), SUM(s.faults), SUM(s.forfeit)
         FROM games g JOIN seats s ON s.game_id = g.id
-        WHERE g.game = ? AND g.id > ?
+        WHERE g.game = ? AND g.id > ? AND g.id <= ?
         GROUP BY s.bot
         """,
-        (game, after_id),
+        (game, after_id, up_to),
     ).fetchall()
     return {row[0]: list(row[1:]) for row in rows}
 
