@@ -1,7 +1,7 @@
 """How long `arena leaderboard` takes on a database of a million games: cold (no cached batch
 rating), warm (cached, nothing new), and after a thousand more games (the cache is topped up).
 
-    python benchmarks/leaderboard_million.py [--games 1000000] [--db /tmp/million.db]
+    python benchmarks/leaderboard_million.py [--games 1000000] [--db PATH] [--again]
 
 The games are not played: their rows (games, seats, placings, TrueSkill ratings) are written
 straight into a fresh arena database, four bots of known Plackett–Luce strengths at tables of
@@ -11,6 +11,8 @@ four in duplicate boards of four games, each game with a 300-byte stand-in recor
 from __future__ import annotations
 
 import argparse
+import os
+import sqlite3
 import subprocess
 import sys
 import time
@@ -67,35 +69,48 @@ def fill(path: Path, games: int, first_id: int = 1, seed: int = 1) -> None:
     store.close()
 
 
-def timed_leaderboard(path: Path) -> float:
+def timed_leaderboard(path: Path) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one `arena leaderboard`."""
+    before = os.times()
     start = time.perf_counter()
     subprocess.run(
         [sys.executable, "-m", "arena", "leaderboard", "--db", str(path), "--sort", "elo"],
         check=True,
         stdout=subprocess.DEVNULL,
     )
-    return time.perf_counter() - start
+    after = os.times()
+    cpu = (after.children_user - before.children_user) + (
+        after.children_system - before.children_system
+    )
+    return time.perf_counter() - start, cpu
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=1_000_000)
     parser.add_argument("--db", type=Path, default=Path("/tmp/arena-million.db"))
-    args = parser.parse_args()
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{args.db}{suffix}").unlink(missing_ok=True)
-    start = time.perf_counter()
-    fill(args.db, args.games)
-    print(f"wrote {args.games:,} games in {time.perf_counter() - start:.1f} s")
-    cold = timed_leaderboard(args.db)
-    warm = timed_leaderboard(args.db)
-    fill(args.db, 1000, first_id=args.games + 1, seed=2)
-    topped = timed_leaderboard(args.db)
-    again = timed_leaderboard(args.db)
-    print(
-        f"arena leaderboard: cold {cold:.2f} s, warm {warm:.2f} s, "
-        f"after 1,000 more games {topped:.2f} s, then {again:.2f} s"
+    parser.add_argument(
+        "--again", action="store_true", help="Reuse the database of an earlier run of this script."
     )
+    args = parser.parse_args()
+    if not args.again:
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{args.db}{suffix}").unlink(missing_ok=True)
+        start = time.perf_counter()
+        fill(args.db, args.games)
+        print(f"wrote {args.games:,} games in {time.perf_counter() - start:.1f} s")
+    db = sqlite3.connect(args.db)
+    db.execute("DELETE FROM batch_ratings")
+    db.commit()
+    last = db.execute("SELECT MAX(id) FROM games").fetchone()[0]
+    db.close()
+    figures = [("cold", timed_leaderboard(args.db)), ("warm", timed_leaderboard(args.db))]
+    fill(args.db, 1000, first_id=last + 1, seed=last)
+    figures.append(("after 1,000 more games", timed_leaderboard(args.db)))
+    figures.append(("warm again", timed_leaderboard(args.db)))
+    print(f"arena leaderboard on {last + 1000:,} games (wall / CPU seconds):")
+    for label, (wall, cpu) in figures:
+        print(f"  {label:<24}{wall:>7.2f} s{cpu:>8.2f} s")
 
 
 if __name__ == "__main__":
