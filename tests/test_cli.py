@@ -86,6 +86,8 @@ def test_leaderboard_json_is_per_game_list_of_bot_objects_with_figures(cli, bots
         "mu",
         "sigma",
         "conservative",
+        "elo",
+        "elo_ci",
         "games",
         "wins",
         "win_pct",

@@ -15,6 +15,7 @@ import typer
 from arena import __version__
 from arena.cli.bench import bench
 from arena.cli.bots import bots, games, new_bot
+from arena.cli.compare import compare
 from arena.cli.leaderboard import leaderboard
 from arena.cli.match import match
 from arena.cli.play import play
@@ -43,6 +44,7 @@ for name, command in (
     ("run", run),
     ("leaderboard", leaderboard),
     ("match", match),
+    ("compare", compare),
     ("bots", bots),
     ("games", games),
     ("new-bot", new_bot),

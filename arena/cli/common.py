@@ -103,6 +103,23 @@ def db_path(db: Path | None) -> Path:
     return db or default_db()
 
 
+SortBy = Annotated[
+    str,
+    typer.Option(
+        "--sort",
+        help="Order of the rows: conservative (TrueSkill μ−3σ), mu (TrueSkill μ) or elo (the "
+        "batch Plackett–Luce rating).",
+    ),
+]
+
+
+def check_sort(sort: str) -> None:
+    from arena.views.leaderboard import SORTS
+
+    if sort not in SORTS:
+        raise fail(f"--sort must be one of {', '.join(SORTS)}, not {sort!r}")
+
+
 def print_tables(
     store,
     game_names: list[str],
@@ -110,6 +127,8 @@ def print_tables(
     head_to_head: bool = False,
     registry=None,
     all_versions: bool = False,
+    sort: str = "conservative",
+    los: bool = False,
 ) -> None:
     """The leaderboard tables of the games named on stdout; the store is closed on an error.
     Games are described by ``registry`` (a run's), else by the bundled and installed games."""
@@ -122,7 +141,9 @@ def print_tables(
         classes = (registry or load_games()).game_classes()
         score_names = {name: game_class.score_name for name, game_class in classes.items()}
     try:
-        typer.echo(render(store, game_names, fmt, head_to_head, score_names, all_versions))
+        typer.echo(
+            render(store, game_names, fmt, head_to_head, score_names, sort, los, all_versions)
+        )
     except StoreError as exc:
         store.close()
         raise fail(str(exc)) from None

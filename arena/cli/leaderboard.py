@@ -9,7 +9,9 @@ import typer
 
 from arena.cli.common import (
     DbPath,
+    SortBy,
     check_format,
+    check_sort,
     db_path,
     fail,
     open_store,
@@ -36,16 +38,25 @@ def leaderboard(
             "--all-versions", help="Every version of each bot (default: the latest of each)."
         ),
     ] = False,
+    los: Annotated[
+        bool,
+        typer.Option(
+            "--los", help="Also show the likelihood of superiority: P(row better than column)."
+        ),
+    ] = False,
+    sort: SortBy = "conservative",
     reset: Annotated[
         bool, typer.Option("--reset", help="Delete every result and rating in the database.")
     ] = False,
     db: DbPath = None,
 ) -> None:
-    """Print the leaderboard tables (one per game), sorted by the conservative score μ − 3σ."""
+    """Print the leaderboard tables (one per game), sorted by the conservative score μ − 3σ
+    (--sort elo: by the batch rating, whose ± is its 95 % interval)."""
     from arena.store.database import StoreError
     from arena.views.leaderboard import FORMATS
 
     check_format(fmt, FORMATS)
+    check_sort(sort)
     path = db_path(db)
     if reset:
         _reset(path)
@@ -61,7 +72,9 @@ def leaderboard(
         if not known:
             typer.echo(f"{path}: no games played yet; run `arena run --games 1000`", err=True)
         else:
-            print_tables(store, known, fmt, head_to_head, all_versions=all_versions)
+            print_tables(
+                store, known, fmt, head_to_head, all_versions=all_versions, sort=sort, los=los
+            )
     finally:
         store.close()
 

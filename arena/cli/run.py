@@ -12,7 +12,9 @@ import typer
 from arena.cli.common import (
     BotsDir,
     DbPath,
+    SortBy,
     check_format,
+    check_sort,
     fail,
     load_registry,
     names,
@@ -127,6 +129,7 @@ def run(
     resume: Resume = False,
     again: Again = False,
     fmt: Format = "table",
+    sort: SortBy = "conservative",
     quiet: Quiet = False,
 ) -> None:
     """Play round-robin tournaments, rate the bots with TrueSkill, print the leaderboard.
@@ -138,8 +141,9 @@ def run(
     from arena.views.leaderboard import FORMATS
 
     check_format(fmt, FORMATS)
+    check_sort(sort)
     bots = names(bots)
-    given = locals()  # every option but the format and --quiet is a RunOptions field, same name
+    given = locals()  # every option but --format, --sort and --quiet is a RunOptions field
     options = RunOptions(**{f.name: given[f.name] for f in fields(RunOptions) if f.name in given})
     plan = _plan(options, tournament_file)
     registry, store, settled = _settle(plan)
@@ -155,6 +159,7 @@ def run(
             [p.game for p in plans],
             fmt,
             registry=registry,
+            sort=sort,
             # all versions of the bots when two versions of a bot played
             all_versions=any(len(names) > len(set(names)) for names in fielded),
         )

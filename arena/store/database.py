@@ -20,7 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.referee.outcome import GameOutcome
+from arena.store import rating_cache
 from arena.store.batch import write_batch
+from arena.store.rating_cache import Extent
 from arena.store.schema import (
     GAME_COLUMNS,
     TABLES,
@@ -241,6 +243,28 @@ class Store:
             """,
             (game,),
         )
+
+    # --- batch ratings (rating_cache.py) -----------------------------------------------------
+    def game_extent(self, game: str, up_to: int | None = None) -> Extent:
+        return self._guard(rating_cache.extent, self.db, game, up_to)
+
+    def finishings_after(self, game: str, after_id: int, up_to: int) -> list[tuple]:
+        return self._guard(rating_cache.finishings_after, self.db, game, after_id, up_to)
+
+    def stat_sums(self, game: str, after_id: int, up_to: int) -> dict[str, list]:
+        return self._guard(rating_cache.stat_sums, self.db, game, after_id, up_to)
+
+    def cached_batch(self, game: str) -> tuple[Extent, bytes] | None:
+        return self._guard(rating_cache.load, self.db, game)
+
+    def cache_batch(self, game: str, covered: Extent, data: bytes) -> bool:
+        return self._guard(rating_cache.save, self.db, game, covered, data)
+
+    def bots_of(self, game: str) -> list[str]:
+        return self._guard(rating_cache.bots_of, self.db, game)
+
+    def paired_boards(self, game: str, a: str, b: str) -> list[tuple]:
+        return self._guard(rating_cache.paired_boards, self.db, game, a, b)
 
     # --- single games (``arena history``, ``arena replay``) ---------------------------------------
     def recent_games(

@@ -93,7 +93,16 @@ CREATE TABLE IF NOT EXISTS ratings (
 GAME_COLUMNS = ("id", "run_id", "game", "idx", "board", "seed", "players", "decisions", "seconds",
                 "finished", "record")  # fmt: skip
 # children before parents
-TABLES = ("faults", "placings", "seats", "games", "ratings", "runs", "bot_versions")
+TABLES = (
+    "batch_ratings",
+    "faults",
+    "placings",
+    "seats",
+    "games",
+    "ratings",
+    "runs",
+    "bot_versions",
+)
 
 
 class StoreError(Exception):
@@ -152,7 +161,9 @@ def connect(path: Path, create: bool, timeout: float) -> tuple[sqlite3.Connectio
             db.execute("PRAGMA synchronous = NORMAL")
         if create:
             _add_bot_versions(db)
-        return db, _has_run_settings(db, add=create)
+        has_settings = _has_run_settings(db, add=create)
+        add_batch_rating_cache(db)
+        return db, has_settings
     except BaseException:
         if db is not None:
             db.close()
@@ -204,6 +215,36 @@ def _add_bot_versions(db: sqlite3.Connection) -> None:
 def has_bot_versions(db: sqlite3.Connection) -> bool:
     row = db.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='bot_versions'")
     return row.fetchone() is not None
+
+
+BATCH_RATING_CACHE = """
+CREATE TABLE IF NOT EXISTS batch_ratings (
+    game TEXT PRIMARY KEY,
+    games INTEGER NOT NULL,       -- the stored games of the game the fit covers
+    last_id INTEGER NOT NULL,     -- the last of them, and when it was stored (a database reset
+    last_finished REAL NOT NULL,  -- and filled again cannot pass for the one fitted)
+    data BLOB NOT NULL            -- numpy arrays (ratings/batch.py): counts and the fit
+);
+CREATE INDEX IF NOT EXISTS games_by_game ON games (game, id);
+"""
+
+
+def add_batch_rating_cache(db: sqlite3.Connection) -> bool:
+    """The cache of batch ratings (Plackett–Luce fits) and the index that finds a game's latest
+    games, added to a file made before them. Older arenas ignore both, so the schema version
+    stays; a cache left stale by an older arena is recognised by its key and refitted. A file
+    that cannot be written (read-only) is read without the cache: returns False."""
+    tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if "batch_ratings" in tables:
+        return True
+    try:
+        with transaction(db):
+            for statement in BATCH_RATING_CACHE.split(";"):
+                if statement.strip():
+                    db.execute(statement)
+    except sqlite3.OperationalError:
+        return False
+    return True
 
 
 def _check_intact(db: sqlite3.Connection, path: Path) -> None:

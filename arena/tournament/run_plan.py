@@ -185,9 +185,7 @@ def _request(options: RunOptions, tournament_file: TournamentFile | None) -> Tou
         sections=tournament_file.sections if tournament_file is not None else None,
         duplicate=_default(picked["duplicate"], True),
         source=tournament_file.path if tournament_file is not None else None,
-        from_file=frozenset(
-            key for key in FILE_NAMED if given[key] is None and key in settings
-        ),
+        from_file=frozenset(key for key in FILE_NAMED if given[key] is None and key in settings),
         match=options.match,
     )
 
