@@ -308,7 +308,7 @@ bots = ["random", "first", "td-only"]
     assert "how-low-can-you-go: 6 games, 3 seats, bots: random, first" in result.stderr
     assert "twenty-down: 6 games, 4 seats, bots: random, first, td-only" in result.stderr
     assert "seed cup, 1 job(s)" in result.stderr
-    db = Path("lb/cup.db")  # relative to the working directory
+    db = tmp_path / "lb" / "cup.db"  # relative to the tournament file (issue 16)
     assert db.exists()
     assert count_games(db, "how-low-can-you-go") == count_games(db, "twenty-down") == 6
     with sqlite3.connect(db) as con:
@@ -811,7 +811,8 @@ def test_new_bot_writes_a_bot_that_loads_and_plays(cli, tmp_path, monkeypatch):
     assert made.exit_code == 0, made.output
     assert (tmp_path / "bots" / "my_bot.py").exists()
     (tmp_path / "bots" / "random_bot.py").write_text(
-        (REPO / "bots" / "random_bot.py").read_text(encoding="utf-8"), encoding="utf-8"
+        (REPO / "arena" / "plugins" / "baseline" / "random_bot.py").read_text(encoding="utf-8"),
+        encoding="utf-8",
     )
     played = cli("run", "--bots", "my-bot,random", "--games", 4, "-j", 1, "-q", "--format", "json")
     assert played.exit_code == 0, played.output
@@ -1002,7 +1003,7 @@ def interrupted_hint(stderr: str) -> list[str]:
 def test_the_ctrl_c_hint_names_the_database_and_bot_folders_of_a_tournament_file(
     cli, bots_dir, tmp_path, monkeypatch
 ):
-    folder = Path("my bots")  # relative to the working directory, with a space
+    folder = tmp_path / "my bots"  # relative to the tournament file, with a space
     shutil.copytree(bots_dir, folder)
     toml = tmp_path / "cup.toml"
     toml.write_text('games = 6\nseed = "hint"\ndb = "lb/cup.db"\nbots_dir = "my bots"\n[game.td]\n')
@@ -1010,10 +1011,11 @@ def test_the_ctrl_c_hint_names_the_database_and_bot_folders_of_a_tournament_file
     stopped = cli("run", toml, "-j", 1, "-q")
     assert stopped.exit_code == 130, stopped.output
     hint = interrupted_hint(stopped.stderr)
-    assert hint == ["arena", "run", "--resume", "--db", "lb/cup.db", "--bots-dir", "my bots"]
+    db = tmp_path / "lb" / "cup.db"
+    assert hint == ["arena", "run", "--resume", "--db", str(db), "--bots-dir", str(folder)]
     resumed = ok(cli(*hint[1:], "-j", 1, "-q"))
     assert "resumed run 1: 2 games were already stored" in resumed.stderr
-    assert count_games(Path("lb/cup.db"), "twenty-down") == 6
+    assert count_games(db, "twenty-down") == 6
 
 
 def test_a_run_stores_its_isolation_and_limits_outside_the_identity_of_the_run(

@@ -263,7 +263,7 @@ def _table_bots(
     A bot named for a game it does not play is an error when the game was asked for by name."""
     wanted = section.bots or bots
     if not wanted:
-        return [b.name for b in registry.bots_for(game_name)]
+        return [b.name for b in registry.default_bots_for(game_name)]
     named = where.section_bots(section)
     for bot in wanted:
         try:

@@ -63,9 +63,10 @@ def settle(
             warn(registry)
             return registry, *guessed
         registry = load_registry(plan.bots_dirs)  # the guess was wrong: the second load
+    built = _build(plan, registry)  # a run that cannot be built leaves no database behind
     store = open_store(plan.db)
     try:
-        return registry, store, settle_run(plan, registry, store)
+        return registry, store, settle_run(plan, registry, store, built)
     except BaseException:
         store.close()
         raise
@@ -75,9 +76,13 @@ def _settle_if_isolated(
     plan: RunPlan, registry: Registry, open_store: Callable[[Path], Store]
 ) -> tuple[Store, SettledRun] | None:
     """(store, settled run) if the run settles and plays with process isolation, else None."""
+    try:
+        built = _build(plan, registry)
+    except PlanError:
+        return None
     store = open_store(plan.db)
     try:
-        settled = settle_run(plan, registry, store)
+        settled = settle_run(plan, registry, store, built)
     except PlanError:
         store.close()
         return None
@@ -90,8 +95,16 @@ def _settle_if_isolated(
     return store, settled
 
 
-def settle_run(plan: RunPlan, registry: Registry, store: Store) -> SettledRun:
-    """The run this command plays or continues, and how its bots run. Raises ``PlanError``."""
+def _build(plan: RunPlan, registry: Registry) -> Tournament | None:
+    """The new run's tournament (None when resuming: the stored run's). Raises ``PlanError``."""
+    return None if plan.resume else plan.request.build(registry)
+
+
+def settle_run(
+    plan: RunPlan, registry: Registry, store: Store, built: Tournament | None = None
+) -> SettledRun:
+    """The run this command plays or continues, and how its bots run (``built``: the new run's
+    tournament, if built already). Raises ``PlanError``."""
     if plan.resume:
         previous = store.latest_unfinished_run()
         if previous is None:
@@ -101,7 +114,7 @@ def settle_run(plan: RunPlan, registry: Registry, store: Store) -> SettledRun:
         if missing:
             raise PlanError(missing)
     else:
-        tournament = plan.request.build(registry)
+        tournament = built if built is not None else plan.request.build(registry)
         if plan.request.seed is None:
             # Rerunning the same command without --seed continues its interrupted run.
             for run in store.unfinished_runs():

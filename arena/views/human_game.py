@@ -46,7 +46,9 @@ def set_up_game(
         raise HumanGameError(str(exc)) from None
     if bots == []:
         raise HumanGameError("--bots names no bot; leave it out to play every bot")
-    names = bots if bots is not None else sorted(b.name for b in registry.bots_for(spec.name))
+    names = (
+        bots if bots is not None else sorted(b.name for b in registry.default_bots_for(spec.name))
+    )
     _check_bots(registry, spec.name, names)
     cls = spec.cls
     if players is None:

@@ -43,7 +43,7 @@ def unloaded_subfolders(folders: list) -> list[tuple[Path, Path]]:
         except OSError:
             continue
         for sub in subs:
-            if sub.name[0] in "._" or sub.resolve() in loaded:
+            if sub.name[0] in "._" or sub.resolve() in loaded or (sub / "__init__.py").exists():
                 continue
             if any(f.name[0] != "_" for f in sub.glob("*.py")):
                 found.append((folder, sub))
