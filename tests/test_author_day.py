@@ -164,3 +164,135 @@ def test_the_repository_example_runs_from_inside_tournaments(tmp_path, cli, monk
     assert ran.exit_code == 0, ran.output
     assert (tmp_path / "leaderboard" / "example.db").exists()
     assert not (tmp_path / "tournaments" / "leaderboard").exists()
+
+
+# --- 3. faults are debuggable: tracebacks, `arena faults`, the summary, --fail-fast -------------
+
+BOOM = bot_file(
+    "boomer",
+    """
+    if len(observation.legal_actions) > 1:
+        return helper(observation)
+    return observation.legal_actions[0]
+    """,
+    header="def helper(observation):\n    raise ValueError('boom')\n",
+)
+
+
+def _boom_run(cli, tmp_path, *options):
+    folder = write_bots(tmp_path / "bots", {"boomer.py": BOOM})
+    return cli("run", "--bots-dir", folder, "--game", "td", "--bots", "boomer,random",
+               "--games", 4, "--seed", 1, "-j", 1, "-q", *options)  # fmt: skip
+
+
+@pytest.mark.parametrize("isolation", ["shared", "process"])
+def test_an_exception_fault_keeps_its_traceback_and_arena_faults_shows_it(
+    cli, tmp_path, isolation
+):
+    ran = _boom_run(cli, tmp_path, "--isolation", isolation)
+    assert ran.exit_code == 0, ran.output
+    shown = cli("faults", "--bot", "boomer", "--limit", 1)
+    assert shown.exit_code == 0, shown.output
+    head, *traceback = shown.stdout.strip().splitlines()
+    assert "seat" in head and "boomer" in head and "exception: ValueError: boom" in head
+    text = "\n".join(traceback)
+    assert "Traceback (most recent call last)" in text
+    assert "boomer.py" in text and "in helper" in text and "timed_act" not in text
+    listed = cli("faults", "--run", 1).stdout.splitlines()
+    assert len([line for line in listed if line.startswith("game ")]) == 10  # the default --limit
+
+
+def test_a_traceback_is_bounded(tmp_path):
+    from arena.referee.faults import MAX_TRACEBACK, with_traceback
+
+    def deep(n):
+        if n == 0:
+            raise RuntimeError("deep")
+        deep(n - 1)
+
+    try:
+        deep(500)
+    except RuntimeError as exc:
+        text = with_traceback(exc, "RuntimeError: deep")
+    assert len(text) < MAX_TRACEBACK + 100 and text.endswith("RuntimeError: deep")
+
+
+def test_a_run_ends_with_a_fault_summary_naming_the_command_that_shows_them(cli, tmp_path):
+    ran = _boom_run(cli, tmp_path, "--db", tmp_path / "x.db")
+    assert ran.exit_code == 0, ran.output
+    lines = ran.stderr.splitlines()
+    (summary,) = [line for line in lines if line.startswith("faults in run 1: ")]
+    assert summary.startswith("faults in run 1: boomer ") and "exception" in summary
+    assert f"see them, with tracebacks: arena faults --run 1 --db {tmp_path / 'x.db'}" in lines
+    assert "random" not in summary
+
+
+def test_fail_fast_stops_at_the_first_fault_with_traceback_and_observation(cli, tmp_path):
+    ran = _boom_run(cli, tmp_path, "--fail-fast")
+    assert ran.exit_code == 1, ran.output
+    assert "stopped at the first fault (--fail-fast): game 1 (run 1, twenty-down)" in ran.stderr
+    assert "in helper" in ran.stderr and "ValueError: boom" in ran.stderr
+    assert "the observation it was answering:" in ran.stderr
+    assert "    legal_actions: [" in ran.stderr
+    history = cli("history", "--format", "json")
+    assert len(json.loads(history.stdout)) == 1  # the game of the fault is stored, no more
+    again = _boom_run(cli, tmp_path)  # the bot fixed (or not), the same command: a new run
+    assert "faults in run 2: boomer" in again.stderr
+
+
+def test_an_older_database_gets_the_traceback_table_in_place_and_loses_nothing(cli, tmp_path):
+    import sqlite3
+
+    assert _boom_run(cli, tmp_path, "--db", "old.db").exit_code == 0
+    with sqlite3.connect("old.db") as con:  # as an arena before issue 16 made it
+        con.execute("DROP TABLE fault_tracebacks")
+        faults = con.execute("SELECT COUNT(*) FROM faults").fetchone()[0]
+    read = cli("faults", "--db", "old.db")  # read only: no table, no tracebacks, no error
+    assert read.exit_code == 0 and "ValueError: boom" in read.stdout
+    assert "Traceback" not in read.stdout
+    assert _boom_run(cli, tmp_path, "--db", "old.db", "--seed", 2).exit_code == 0
+    with sqlite3.connect("old.db") as con:
+        assert con.execute("SELECT COUNT(*) FROM faults").fetchone()[0] > faults
+        assert con.execute("SELECT COUNT(*) FROM fault_tracebacks").fetchone()[0] > 0
+    assert "Traceback" in cli("faults", "--db", "old.db", "--run", 2).stdout
+
+
+# --- 5. a set answer in any order is the same answer (HL-19, TD-19) -----------------------------
+
+SHUFFLED_EXCHANGE = bot_file(
+    "shuffler",
+    """
+    choice = observation.legal_actions[-1]
+    if isinstance(choice, tuple):  # a set of cards: given reversed, as a list or as a set
+        return [list(reversed(choice)), set(choice), tuple(reversed(choice))][len(choice) % 3]
+    return choice
+    """,
+)
+SORTED_EXCHANGE = bot_file("shuffler", "return observation.legal_actions[-1]")
+
+
+@pytest.mark.parametrize("game", ["td", "hl"])
+@pytest.mark.parametrize("isolation", ["shared", "process"])
+def test_HL_19_TD_19_an_exchange_in_any_order_is_the_same_answer(cli, tmp_path, game, isolation):
+    boards = []
+    for name, source in (("any-order", SHUFFLED_EXCHANGE), ("sorted", SORTED_EXCHANGE)):
+        folder = write_bots(tmp_path / name, {"shuffler.py": source})
+        ran = cli("run", "--bots-dir", folder, "--game", game, "--bots", "shuffler,random",
+                  "--games", 4, "--seed", 5, "-j", 1, "-q", "--format", "json",
+                  "--isolation", isolation, "--db", tmp_path / f"{name}.db")  # fmt: skip
+        assert ran.exit_code == 0, ran.output
+        boards.append(json.loads(ran.stdout))
+    (rows,) = boards[0].values()
+    assert all(row["faults"] == 0 for row in rows)
+    assert boards[0] == boards[1]  # the same games, answer for answer
+
+
+def test_a_set_with_a_card_twice_or_too_many_cards_is_still_illegal():
+    from arena.cards import parse_card
+    from arena.games.twenty_down.rules import TwentyDownObservation
+
+    q, k = parse_card("QH"), parse_card("KH")
+    assert TwentyDownObservation.canonical_action([k, q]) == (q, k)
+    assert TwentyDownObservation.canonical_action([q, q]) == (q, q)  # no legal action has it
+    assert TwentyDownObservation.canonical_action([q, k, q, k]) is None
+    assert TwentyDownObservation.canonical_action("QH") is None

@@ -17,7 +17,7 @@ from arena.cli.bench import bench
 from arena.cli.bots import bots, games, new_bot
 from arena.cli.leaderboard import leaderboard
 from arena.cli.play import play
-from arena.cli.records import history, replay
+from arena.cli.records import faults, history, replay
 from arena.cli.run import run
 
 app = typer.Typer(
@@ -47,6 +47,7 @@ for name, command in (
     ("bench", bench),
     ("history", history),
     ("replay", replay),
+    ("faults", faults),
     ("play", play),
 ):
     app.command(name)(command)

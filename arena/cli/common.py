@@ -87,6 +87,30 @@ def game_classes(bots_dir: Path | None = None) -> tuple[dict, dict]:
     return classes, aliases
 
 
+def unknown(kind: str, name: str, known: list[str]) -> typer.Exit:
+    """The one-line error of every command for a name it does not know: exit 2, the closest
+    known name suggested."""
+    from arena.plugins.loading import unknown_name
+
+    return fail(unknown_name(kind, name, known))
+
+
+def check_stored_names(store, bot: str | None, run: int | None, game: str | None) -> str | None:
+    """--bot, --run and --game of a command that reads stored games, checked against the
+    database (and the registered games); the game's canonical name."""
+    if bot is not None and bot not in (stored := store.stored_bots()):
+        raise unknown("bot", bot, stored)
+    if run is not None and run not in (runs := store.run_ids()):
+        listing = f"{runs[0]} to {runs[-1]}" if runs else "none yet"
+        raise fail(f"no run {run} in {store.path} (runs: {listing})")
+    if game is None:
+        return None
+    _, aliases = game_classes()
+    if game not in aliases:
+        raise unknown("game", game, list(aliases))
+    return aliases[game]
+
+
 def open_store(db: Path, create: bool = True):
     from arena.store.database import Store, StoreError
 

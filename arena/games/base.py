@@ -118,6 +118,13 @@ class Observation:
     __slots__ = ("game", "seat", "legal_actions")
     fields: ClassVar[tuple[str, ...]] = ("game", "seat", "legal_actions")
 
+    @staticmethod
+    def canonical_action(action: Any) -> Any:
+        """``action`` as the legal actions list it, when the game accepts another way of writing
+        it (a set of cards in any order: HL-19, TD-19), else None. The referee asks it only
+        about an answer that is not itself a legal action."""
+        return None
+
     def to_json(self) -> dict:
         return {name: to_plain(getattr(self, name)) for name in self.fields}
 

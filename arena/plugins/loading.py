@@ -121,6 +121,11 @@ class Registry:
         return {name: spec.cls for name, spec in self.games.items()}
 
 
+def unknown_name(kind: str, name: str, known: list[str]) -> str:
+    """``unknown bot 'rndom'; did you mean 'random'? (known: ...)``: one line for every command."""
+    return _unknown(kind, name, known)
+
+
 def _unknown(kind: str, name: str, known: list[str]) -> str:
     close = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
     hint = f"; did you mean {close[0]!r}?" if close else ""

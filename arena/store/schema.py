@@ -3,7 +3,9 @@
 A file that is not ours, corrupt, locked, read-only or from a newer arena is reported with one
 clear line (``StoreError``) and never overwritten. Files made before runs kept their ``settings``
 get the column when opened for writing (older arenas ignore it, so the schema version stays);
-opened for reading only, they are read without it.
+opened for reading only, they are read without it. Likewise the table of fault tracebacks
+(``FAULT_TRACEBACKS``): added to an older file opened for writing, and read as empty from an older
+file opened for reading only.
 """
 
 from __future__ import annotations
@@ -15,6 +17,17 @@ from pathlib import Path
 
 SCHEMA_VERSION = 1
 APPLICATION_ID = 0x4152454E  # "AREN": marks the file as an arena database
+
+# Added by issue 16 (the traceback of each exception fault); an older file gets it in place.
+FAULT_TRACEBACKS = """
+CREATE TABLE IF NOT EXISTS fault_tracebacks (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    seat INTEGER NOT NULL,
+    decision INTEGER NOT NULL,
+    traceback TEXT NOT NULL  -- of an exception fault, at most referee.faults.MAX_TRACEBACK long
+);
+CREATE INDEX IF NOT EXISTS fault_tracebacks_by_game ON fault_tracebacks (game_id, seat, decision);
+"""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -74,12 +87,12 @@ CREATE TABLE IF NOT EXISTS ratings (
     tau REAL NOT NULL,
     PRIMARY KEY (game, bot)
 );
-"""
+""" + FAULT_TRACEBACKS
 
 # The columns of a game's row, in the order the table has them.
 GAME_COLUMNS = ("id", "run_id", "game", "idx", "board", "seed", "players", "decisions", "seconds",
                 "finished", "record")  # fmt: skip
-TABLES = ("faults", "placings", "seats", "games", "ratings", "runs")  # children before parents
+TABLES = ("fault_tracebacks", "faults", "placings", "seats", "games", "ratings", "runs")  # kids 1st
 
 
 class StoreError(Exception):
@@ -136,6 +149,8 @@ def connect(path: Path, create: bool, timeout: float) -> tuple[sqlite3.Connectio
             # nothing that was committed.
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = NORMAL")
+        if create:
+            _add_fault_tracebacks(db)
         return db, _has_run_settings(db, add=create)
     except BaseException:
         if db is not None:
@@ -177,6 +192,22 @@ def _has_run_settings(db: sqlite3.Connection, add: bool) -> bool:
     if add:
         db.execute("ALTER TABLE runs ADD COLUMN settings TEXT")
     return add
+
+
+def _add_fault_tracebacks(db: sqlite3.Connection) -> None:
+    """The table of fault tracebacks, in a file made before it existed (issue 16): an upgrade in
+    place that keeps every row (older arenas ignore the table, so the schema version stays)."""
+    for statement in FAULT_TRACEBACKS.split(";"):
+        if statement.strip():
+            db.execute(statement)
+
+
+def has_fault_tracebacks(db: sqlite3.Connection) -> bool:
+    """Whether the file has the table (an older file opened for reading only may not)."""
+    row = db.execute(
+        "SELECT 1 FROM sqlite_master WHERE type='table' AND name='fault_tracebacks'"
+    ).fetchone()
+    return row is not None
 
 
 def _check_intact(db: sqlite3.Connection, path: Path) -> None:

@@ -22,7 +22,9 @@ from arena.execution.context import PlayContext
 from arena.games.base import Game
 from arena.plugins.loading import Registry
 from arena.ratings.trueskill import RatingTable
+from arena.referee.faults import Fault
 from arena.referee.interrupt import Interrupt
+from arena.referee.outcome import GameOutcome
 from arena.store.database import Store
 from arena.tournament.plan import GamePlan, Tournament
 from arena.tournament.schedule import ScheduledGame, round_robin
@@ -45,6 +47,12 @@ class RunSummary:
     seconds: float
     interrupted: bool = False
     resumed: bool = False
+    # --fail-fast: the game whose fault stopped the run (stored), and that fault
+    stopped_by: tuple[str, int, GameOutcome, Fault] | None = None
+
+
+class _FailFast(Exception):
+    """A bot faulted in a run with ``fail_fast``: the game, its index and outcome, the fault."""
 
 
 def run_tournament(
@@ -54,8 +62,11 @@ def run_tournament(
     jobs: int = 1,
     resume: bool = True,
     progress: ProgressCallback | None = None,
+    fail_fast: bool = False,
 ) -> RunSummary:
-    """Play the tournament's games that are not stored yet, rate them, store them."""
+    """Play the tournament's games that are not stored yet, rate them, store them.
+    ``fail_fast``: stop after storing the first game in which a bot faulted (``stopped_by``);
+    the run is marked stopped: not continued by the same command, which starts a new run."""
     run_id, resumed = _open_run(store, tournament, resume)
     games, schedules = _schedules(tournament, registry, store, run_id)
     began = time.perf_counter()
@@ -74,8 +85,11 @@ def run_tournament(
     try:
         with _ctrl_c(saver), make_backend(context, tournament.isolation, jobs) as backend:
             for plan, schedule, done in schedules:
-                _play_plan(plan, schedule, done, backend, saver, summary, progress)
+                _play_plan(plan, schedule, done, backend, saver, summary, progress, fail_fast)
         store.set_run_status(run_id, "finished")
+    except _FailFast as stop:
+        summary.stopped_by = stop.args
+        store.set_run_status(run_id, "stopped")
     except KeyboardInterrupt:
         summary.interrupted = True
         store.set_run_status(run_id, "interrupted")
@@ -168,6 +182,7 @@ def _play_plan(
     saver: _Saver,
     summary: RunSummary,
     progress: ProgressCallback | None,
+    fail_fast: bool = False,
 ) -> None:
     """Play one game's schedule; rate and store the outcomes in schedule order, in batches."""
     table = RatingTable(plan.environment, saver.store.rating_states(plan.game))
@@ -185,6 +200,8 @@ def _play_plan(
             summary.games_played += 1
             summary.decisions += outcome.decisions
             count += 1
+            if fail_fast and outcome.fault_log:
+                raise _FailFast(plan.game, item.index, outcome, outcome.fault_log[0])
             now = time.perf_counter()
             if now - last_flush > FLUSH_SECONDS or len(batch) >= FLUSH_GAMES:
                 pending, batch = batch, []

@@ -26,7 +26,7 @@ from typing import Any, ClassVar, NamedTuple
 import arena.games.base as base
 from arena.cards import ASCII_NAMES, DIAMONDS, HEARTS, SUITS, Card, piquet_pack
 from arena.games.base import TERMINAL, Chance, GameResult, clone_fields, competition_ranks
-from arena.games.discards import MAX_DISCARD, discards_of_five, discards_up_to
+from arena.games.discards import MAX_DISCARD, as_discard, discards_of_five, discards_up_to
 from arena.games.discards import PAIR as _PAIR  # noqa: F401 (the wire memorises a module's tables)
 from arena.games.discards import SINGLE as _SINGLE  # noqa: F401
 from arena.games.twenty_down.bot_template import TEMPLATE
@@ -86,6 +86,8 @@ class TwentyDownObservation(base.Observation):
     ``last_tricks`` the tricks of the previous deal (empty in the first): the next deal starts as
     its fifth trick ends, and a seat that played early to that trick sees the rest only here.
     """
+
+    canonical_action = staticmethod(as_discard)  # a set of cards in any order
 
     __slots__ = (
         "hand",
