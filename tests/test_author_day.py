@@ -296,3 +296,91 @@ def test_a_set_with_a_card_twice_or_too_many_cards_is_still_illegal():
     assert TwentyDownObservation.canonical_action([q, q]) == (q, q)  # no legal action has it
     assert TwentyDownObservation.canonical_action([q, k, q, k]) is None
     assert TwentyDownObservation.canonical_action("QH") is None
+
+
+# --- 9. unknown names: the same rules in every command ------------------------------------------
+
+UNKNOWN_NAMES = {
+    "history-bot": (["history", "--bot", "rndom"], "unknown bot 'rndom'; did you mean 'random'?"),
+    "history-game": (["history", "--game", "twenty-dwn"], "did you mean 'twenty-down'?"),
+    "faults-bot": (["faults", "--bot", "rndom"], "unknown bot 'rndom'; did you mean 'random'?"),
+    "faults-run": (["faults", "--run", "99"], "no run 99"),
+    "leaderboard-game": (["leaderboard", "--game", "twenty-dwn"], "did you mean 'twenty-down'?"),
+    "run-bot": (["run", "--bots", "rndom", "-q"], "unknown bot 'rndom'; did you mean 'random'?"),
+    "run-game": (["run", "--game", "twenty-dwn", "-q"], "did you mean 'twenty-down'?"),
+    "play-game": (["play", "twenty-dwn"], "did you mean 'twenty-down'?"),
+    "play-bot": (["play", "td", "--bots", "rndom"], "unknown bot 'rndom'; did you mean 'random'?"),
+    "new-bot-game": (["new-bot", "x", "--game", "twenty-dwn"], "did you mean 'twenty-down'?"),
+}
+
+
+@pytest.fixture
+def one_run(cli):
+    ran = cli("run", "--game", "td", "--games", 2, "-j", 1, "-q")
+    assert ran.exit_code == 0, ran.output
+
+
+@pytest.mark.parametrize("case", sorted(UNKNOWN_NAMES))
+def test_an_unknown_name_is_one_line_exit_2_with_the_closest_match_in_every_command(
+    cli, one_run, case
+):
+    args, fragment = UNKNOWN_NAMES[case]
+    assert_one_line_error(cli(*args), fragment)
+
+
+def test_a_bare_arena_prints_the_help(capsys):
+    from arena.cli import main
+
+    assert main([]) == 0
+    out = capsys.readouterr()
+    assert "Usage: arena" in out.out and "faults" in out.out and "error" not in out.err
+
+
+# --- 4. --variant and --param on arena run and arena play ---------------------------------------
+
+
+def test_run_takes_a_variant_and_game_parameters_from_the_command_line(cli):
+    ran = cli("run", "--game", "hl", "--variant", "whalen", "--param", "max_deals=3",
+              "--param", "starting_chips=4", "--games", 2, "-j", 1, "-q")  # fmt: skip
+    assert ran.exit_code == 0, ran.output
+    import sqlite3
+
+    with sqlite3.connect("leaderboard/arena.db") as con:
+        (config,) = con.execute("SELECT config FROM runs").fetchone()
+    (plan,) = json.loads(config)["plans"]
+    assert plan["variant"] == "whalen"
+    assert plan["params"] == {"max_deals": 3, "starting_chips": 4}
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["--variant", "nope"], "--variant nope: how-low-can-you-go has no variant 'nope'"),
+        (["--param", "max_deal=3"], "has no parameter 'max_deal'"),
+        (["--param", "max_deals"], "--param max_deals: write KEY=VALUE"),
+        (["--param", "max_deals=x"], "--param max_deals=x: write KEY=VALUE"),
+        (["--param", "max_deals=10000000000"], "write KEY=VALUE with a whole number between"),
+    ],
+)
+@pytest.mark.parametrize("command", ["run", "play"])
+def test_a_bad_variant_or_parameter_is_one_line_before_anything_starts(cli, command, args, fragment):
+    if command == "run":
+        result = cli("run", "--game", "hl", "--games", 2, *args)
+    else:
+        result = cli("play", "hl", "--bots", "random", *args, input="q\n")
+    if command == "play" and fragment.startswith("--variant nope"):
+        fragment = "how-low-can-you-go has no variant 'nope'"
+    assert_one_line_error(result, fragment)
+    assert not Path("leaderboard").exists()
+
+
+def test_play_takes_a_variant_and_game_parameters(cli):
+    import sqlite3
+
+    played = cli("play", "hl", "--bots", "random", "--variant", "whalen", "--param",
+                 "starting_chips=1", "--param", "max_deals=2", "--seed", 3, "--rated",
+                 input="1\n" * 400)  # fmt: skip
+    assert played.exit_code == 0, played.output
+    with sqlite3.connect("leaderboard/arena.db") as con:
+        (config,) = con.execute("SELECT config FROM runs").fetchone()
+    assert '"variant": "whalen"' in config and '"starting_chips": 1' in config

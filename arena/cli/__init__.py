@@ -54,7 +54,10 @@ for name, command in (
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The console script: like ``app()``, but every usage error is one line and no traceback."""
+    """The console script: like ``app()``, but every usage error is one line and no traceback.
+    A bare ``arena`` prints the help."""
+    if not (sys.argv[1:] if argv is None else argv):
+        argv = ["--help"]
     try:
         code = app(args=argv, prog_name="arena", standalone_mode=False)
     except KeyboardInterrupt:

@@ -21,6 +21,37 @@ DbPath = Annotated[
     Path | None, typer.Option("--db", help="Results database [default: leaderboard/arena.db].")
 ]
 AsciiCards = Annotated[bool, typer.Option("--ascii", help="Write cards as QH, not Q♥.")]
+Variant = Annotated[
+    str | None, typer.Option("--variant", help="The game's variant (`arena games` lists them).")
+]
+Params = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--param",
+        help="A game parameter, KEY=VALUE with a whole number (repeatable), e.g. max_deals=30.",
+    ),
+]
+
+
+def game_params(values: list[str] | None) -> dict[str, int] | None:
+    """The --param KEY=VALUE options as a dict (None if none was given); a bad one is an error."""
+    from arena.tournament.file import MAX_PARAM
+
+    if not values:
+        return None
+    params: dict[str, int] = {}
+    for value in values:
+        key, sign, number = value.partition("=")
+        try:
+            params[key.strip()] = parsed = int(number.strip())
+        except ValueError:
+            parsed = None
+        if not sign or not key.strip() or parsed is None or abs(parsed) > MAX_PARAM:
+            raise fail(
+                f"--param {value}: write KEY=VALUE with a whole number between {-MAX_PARAM} and "
+                f"{MAX_PARAM}, e.g. --param max_deals=30"
+            )
+    return params
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:

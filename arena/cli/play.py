@@ -11,8 +11,11 @@ from arena.cli.common import (
     AsciiCards,
     BotsDir,
     DbPath,
+    Params,
+    Variant,
     db_path,
     fail,
+    game_params,
     load_registry,
     names,
     open_store,
@@ -55,6 +58,8 @@ def play(
     seed: Seed = None,
     move_time: MoveTime = 1.0,
     rated: Rated = False,
+    variant: Variant = None,
+    param: Params = None,
     ascii_cards: AsciiCards = False,
     db: DbPath = None,
     bots_dir: BotsDir = None,
@@ -69,9 +74,12 @@ def play(
     from arena.views.human_seat import summary
     from arena.views.replay import output_style
 
+    params = game_params(param)
     registry = load_registry(bots_dir)
     try:
-        setup = set_up_game(registry, game, names(bots), players, seat, seed, move_time)
+        setup = set_up_game(
+            registry, game, names(bots), players, seat, seed, move_time, variant, params or {}
+        )
     except HumanGameError as exc:
         raise fail(str(exc)) from None
     store = open_store(db_path(db)) if rated else None  # fail before the game, not after

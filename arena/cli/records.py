@@ -43,10 +43,8 @@ def history(
     check_format(fmt, ("table", "json"))
     path = db_path(db)
     store = open_store(path, create=False)
-    if game is not None:
-        _, aliases = game_classes()
-        game = aliases.get(game, game)
     try:
+        game = check_stored_names(store, bot, run, game)
         stored_games = store.recent_games(bot=bot, game=game, run_id=run, limit=limit)
     except StoreError as exc:
         raise fail(str(exc)) from None

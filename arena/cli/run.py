@@ -12,8 +12,11 @@ import typer
 from arena.cli.common import (
     BotsDir,
     DbPath,
+    Params,
+    Variant,
     check_format,
     fail,
+    game_params,
     load_registry,
     names,
     open_store,
@@ -125,6 +128,8 @@ def run(
     records: Records = True,
     duplicate: Duplicate = None,
     resume: Resume = False,
+    variant: Variant = None,
+    param: Params = None,
     fail_fast: FailFast = False,
     fmt: Format = "table",
     quiet: Quiet = False,
@@ -139,6 +144,7 @@ def run(
 
     check_format(fmt, FORMATS)
     bots = names(bots)
+    params = game_params(param)
     given = locals()  # every option but the format and --quiet is a RunOptions field, same name
     options = RunOptions(**{f.name: given[f.name] for f in fields(RunOptions)})
     plan = _plan(options, tournament_file)

@@ -51,6 +51,8 @@ class RunOptions:
     records: bool = True
     duplicate: bool | None = None
     resume: bool = False
+    variant: str | None = None  # --variant, for every game of the run (over the file's)
+    params: dict[str, int] | None = None  # --param KEY=VALUE, likewise
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,8 @@ class TournamentRequest:
     duplicate: bool
     source: Path | None
     from_file: frozenset[str]
+    variant: str | None = None
+    params: dict[str, int] | None = None
 
     def build(self, registry: Registry) -> Tournament:
         return build_tournament(registry, **{f.name: getattr(self, f.name) for f in fields(self)})
@@ -149,7 +153,7 @@ def _check_given(key: str, value, settings: dict, source: Path | None) -> None:
 
 def _bots_dirs(given: list[Path] | Path | None, in_file: str | list[str] | None) -> list[Path]:
     if given is None and in_file is not None:
-        # Folders in a tournament file are relative to the working directory, like ./bots.
+        # (folders in a tournament file are relative to it: resolved when the file was read)
         return [Path(d) for d in ([in_file] if isinstance(in_file, str) else in_file)]
     return [given] if isinstance(given, Path | str) else list(given or [])
 
@@ -180,9 +184,9 @@ def _request(options: RunOptions, tournament_file: TournamentFile | None) -> Tou
         sections=tournament_file.sections if tournament_file is not None else None,
         duplicate=_default(picked["duplicate"], True),
         source=tournament_file.path if tournament_file is not None else None,
-        from_file=frozenset(
-            key for key in FILE_NAMED if given[key] is None and key in settings
-        ),
+        from_file=frozenset(key for key in FILE_NAMED if given[key] is None and key in settings),
+        variant=options.variant,
+        params=options.params,
     )
 
 

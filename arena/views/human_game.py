@@ -36,6 +36,8 @@ def set_up_game(
     seat: int | None,
     seed: str | None,
     move_time: float,
+    variant: str | None = None,
+    params: dict[str, int] | None = None,
 ) -> HumanGame:
     """The game ``arena play`` starts. ``bots`` None: every bot that plays it; ``players`` None:
     the person and the bots, if the game allows that many; ``seat`` and ``seed`` None: chosen.
@@ -62,7 +64,7 @@ def set_up_game(
             + (" (use --players)" if cls.min_players != cls.max_players else "")
         )
     try:
-        table = cls(players=players)
+        table = cls(players=players, variant=variant, **(params or {}))
         check_setting("move_time", move_time)
     except (InvalidParametersError, PlanError) as exc:
         raise HumanGameError(str(exc)) from None
