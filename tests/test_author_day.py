@@ -384,3 +384,68 @@ def test_play_takes_a_variant_and_game_parameters(cli):
     with sqlite3.connect("leaderboard/arena.db") as con:
         (config,) = con.execute("SELECT config FROM runs").fetchone()
     assert '"variant": "whalen"' in config and '"starting_chips": 1' in config
+
+
+# --- 10. arena play: forced moves, what changed, colour, the winning card, the rules, 80 columns --
+
+
+def _play(cli, *options, answers="1\n" * 800):
+    played = cli("play", "td", "--bots", "random", "--seed", 4, "--seat", 0, *options,
+                 input=answers)  # fmt: skip
+    assert played.exit_code == 0, played.output
+    return played.stdout
+
+
+def test_play_plays_forced_moves_for_you_unless_asked(cli):
+    out = _play(cli)
+    assert "(your only move)" in out and "(1-1," not in out
+    asked = _play(cli, "--ask-forced")
+    assert "(your only move)" not in asked and "your move (1-1, ? help, q leave)" in asked
+    assert asked.count("your move (") > out.count("your move (")
+
+
+def test_play_shows_the_table_once_then_only_what_changed(cli):
+    out = _play(cli)
+    prompts = out.count("your move (")
+    assert prompts > 10
+    # The header of a deal is shown once a deal, not at every decision.
+    headers = [line for line in out.splitlines() if line.startswith("Deal 1 · trump")]
+    assert len(headers) == 1
+    assert len(out.splitlines()) < 30 * prompts
+
+
+def test_play_colours_red_suits_on_a_colour_terminal_only(cli):
+    from arena.cards import parse_card, parse_suit
+    from arena.games.narration import RED, Style
+
+    colour = Style(colour=True)
+    assert colour.card(parse_card("QH")).startswith(RED)
+    assert colour.card(parse_card("QD")).startswith(RED)
+    assert colour.card(parse_card("QS")) == "Q♠" and colour.suit(parse_suit("C")) == "♣"
+    assert RED in colour.suit(parse_suit("H"))
+    assert "\033[" not in _play(cli)  # not a terminal: no colour codes
+
+
+def test_play_marks_the_card_winning_the_trick_in_progress():
+    from arena.cards import parse_card, parse_suit
+    from arena.games.twenty_down.view import winning
+
+    c = parse_card
+    trick = [(1, c("KS")), (2, c("AS")), (3, c("7H"))]
+    assert winning(trick, parse_suit("H")) == (3, c("7H"))  # TD-10: the trump
+    assert winning(trick, parse_suit("D")) == (2, c("AS"))  # else the highest of the suit led
+    assert winning([(0, c("7S")), (1, c("AC"))], parse_suit("D")) == (0, c("7S"))
+
+
+def test_play_question_mark_shows_the_rules_of_the_game_being_played(cli):
+    out = _play(cli, answers="?\n" + "1\n" * 800)
+    assert "Five tricks: follow the suit led" in out and "docs/rules/twenty-down.md" in out
+    hl = cli("play", "hl", "--bots", "random", "--seed", 2, input="?\nq\n")
+    assert "Card values: K 13" in hl.stdout
+
+
+def test_play_stays_readable_at_80_columns(cli):
+    out = cli("play", "hl", "--bots", "random,hl-heuristic", "--players", 10, "--seed", 4,
+              "--seat", 0, "--param", "max_deals=5", input="1\n" * 800).stdout  # fmt: skip
+    assert out.count("your move (") > 5
+    assert max(len(line) for line in out.splitlines()) <= 80

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Annotated
 
@@ -45,6 +46,12 @@ Seed = Annotated[str | None, typer.Option(help="Seed of the cards. [default: a n
 MoveTime = Annotated[
     float, typer.Option(help="Seconds each bot may take per decision (you: no limit).")
 ]
+AskForced = Annotated[
+    bool,
+    typer.Option(
+        "--ask-forced", help="Ask for a move that is your only one too (default: played for you)."
+    ),
+]
 Rated = Annotated[
     bool, typer.Option("--rated", help="Store the game and rate it; you appear as `human`.")
 ]
@@ -60,6 +67,7 @@ def play(
     rated: Rated = False,
     variant: Variant = None,
     param: Params = None,
+    ask_forced: AskForced = False,
     ascii_cards: AsciiCards = False,
     db: DbPath = None,
     bots_dir: BotsDir = None,
@@ -83,15 +91,13 @@ def play(
     except HumanGameError as exc:
         raise fail(str(exc)) from None
     store = open_store(db_path(db)) if rated else None  # fail before the game, not after
-    style = output_style(ascii_cards)
+    style = output_style(ascii_cards, colour=_colour_terminal())
     table, seat, seed = setup.table, setup.seat, setup.seed
-    typer.echo(
-        f"{table.title or table.name}, {table.players} players · you are seat {seat} · seed "
-        f"{seed} (`--seed {seed} --seat {seat}` deals the same cards again)"
-    )
+    typer.echo(f"{table.title or table.name}, {table.players} players · you are seat {seat}")
+    typer.echo(f"seed {seed} (`--seed {seed} --seat {seat}` deals the same cards again)")
     read = _reader(interactive=sys.stdin.isatty())
     result = play_one(
-        table, registry, setup.bots, seat, seed, move_time, 3, read, typer.echo, style
+        table, registry, setup.bots, seat, seed, move_time, 3, read, typer.echo, style, ask_forced
     )
     if result.outcome is None:
         if store is not None:
@@ -104,6 +110,12 @@ def play(
     for line in summary(result, table, style):
         typer.echo(line)
     _store_rated(store, table, result, seed)
+
+
+def _colour_terminal() -> bool:
+    """Red suits in colour: on a terminal that shows colours, unless NO_COLOR is set."""
+    term = os.environ.get("TERM", "")
+    return sys.stdout.isatty() and term not in ("", "dumb") and "NO_COLOR" not in os.environ
 
 
 def _reader(interactive: bool):

@@ -268,6 +268,8 @@ class Game:
     # ``arena play``.
     rating_defaults: ClassVar[dict[str, float]] = {}
     bot_template: ClassVar[str | None] = None
+    # A few lines of the rules, for a person at the table (`?` in ``arena play``).
+    rules_summary: ClassVar[str] = ""
     narrator_class: ClassVar[type[Narrator]] = Narrator
 
     def __init__(self, players: int | None = None, variant: str | None = None, **params: int):

@@ -43,7 +43,7 @@ from arena.games.discards import (  # noqa: F401 (the wire memorises a module's 
 )
 from arena.games.how_low.bot_template import TEMPLATE
 from arena.games.how_low.hands import HAND_SIZE, REDRAW, ROUNDS, VALUE
-from arena.games.how_low.view import HowLowNarrator, prompt_line, table_lines
+from arena.games.how_low.view import RULES, HowLowNarrator, prompt_line, table_lines
 
 ACE_OF_HEARTS = CARDS[2 * 13 + ACE]
 ACE_OF_DIAMONDS = CARDS[3 * 13 + ACE]
@@ -593,6 +593,7 @@ class HowLowCanYouGo(base.Game):
     # (equal chips, or out in the same deal) in 2,000 random games: 1 %, never 0.
     rating_defaults: ClassVar[dict[str, float]] = {"beta": 25 / 3, "draw_probability": 0.01}
     bot_template = TEMPLATE
+    rules_summary = RULES
     narrator_class = HowLowNarrator
 
     def table_view(self, observation: HowLowObservation, names, style) -> list[str]:

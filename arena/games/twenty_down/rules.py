@@ -40,7 +40,7 @@ from arena.games.twenty_down.phases import (
     STAY,
     TRUMP,
 )
-from arena.games.twenty_down.view import TwentyDownNarrator, prompt_line, table_lines
+from arena.games.twenty_down.view import RULES, TwentyDownNarrator, prompt_line, table_lines
 
 PACK: tuple[Card, ...] = tuple(piquet_pack())
 _SUIT: tuple[int, ...] = tuple(c // 13 for c in range(52))  # plain ints: faster than Suit objects
@@ -532,6 +532,7 @@ class TwentyDown(base.Game):
     # (σ/2). 1.5 % of pairs tie (equal points) in 2,000 random games: 2 %, never 0.
     rating_defaults: ClassVar[dict[str, float]] = {"beta": 25 / 3 / 2, "draw_probability": 0.02}
     bot_template = TEMPLATE
+    rules_summary = RULES
     narrator_class = TwentyDownNarrator
 
     def table_view(self, observation: TwentyDownObservation, names, style) -> list[str]:
