@@ -10,6 +10,8 @@
 from __future__ import annotations
 
 import json
+import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -449,3 +451,47 @@ def test_play_stays_readable_at_80_columns(cli):
               "--seat", 0, "--param", "max_deals=5", input="1\n" * 800).stdout  # fmt: skip
     assert out.count("your move (") > 5
     assert max(len(line) for line in out.splitlines()) <= 80
+
+
+# --- the newcomer's walkthrough in the README, run as written, in a fresh folder -------------------
+
+EDIT = re.compile(r"[Ii]n `([^`]+)`, change\s+`([^`]+)`\s+to\s+`([^`]+)`")
+SHELL = re.compile(r"```sh\n(.*?)```", re.S)
+
+
+def walkthrough_steps() -> list[tuple[str, ...]]:
+    """The README's walkthrough in order: ("run", command) and ("edit", file, old, new)."""
+    from conftest import REPO
+
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    text = text[text.index("<!-- walkthrough -->") : text.index("<!-- /walkthrough -->")]
+    found = [(m.start(), ("edit", *m.groups())) for m in EDIT.finditer(text)]
+    for block in SHELL.finditer(text):
+        lines = [line for line in block.group(1).splitlines() if line.strip()]
+        found += [(block.start() + i, ("run", line)) for i, line in enumerate(lines)]
+    return [step for _, step in sorted(found)]
+
+
+def test_the_readme_walkthrough_works_as_written_in_a_fresh_folder(cli):
+    outputs = []
+    for step in walkthrough_steps():
+        if step[0] == "edit":
+            _, path, old, new = step
+            source = Path(path).read_text(encoding="utf-8")
+            assert old in source, (path, old)
+            Path(path).write_text(source.replace(old, new, 1), encoding="utf-8")
+            continue
+        words = shlex.split(step[1])
+        assert words[0] == "arena", step
+        result = cli(*words[1:])
+        assert result.exit_code == 0, (step, result.output)
+        outputs.append((words[1], result))
+    runs = [r for command, r in outputs if command == "run"]
+    (shown,) = [r for command, r in outputs if command == "faults"]
+    assert len(runs) == 3
+    assert "faults in run" not in runs[0].stderr  # the new bot plays cleanly
+    assert "faults in run 2: mine " in runs[1].stderr  # broken: the summary says so
+    assert "see them, with tracebacks: arena faults --run 2" in runs[1].stderr
+    assert "Traceback (most recent call last)" in shown.stdout
+    assert "bots/mine.py" in shown.stdout and "ValueError" in shown.stdout
+    assert "faults in run" not in runs[2].stderr  # fixed
