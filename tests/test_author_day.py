@@ -100,7 +100,8 @@ def test_a_bot_package_imports_its_own_modules(tmp_path, cli, isolation):
     assert registry.errors == []
     assert registry.bot("pkg").origin == ("file", str((tmp_path / "bots" / "pkg_bot").resolve()))
     ran = cli("run", "--bots-dir", tmp_path / "bots", "--game", "td", "--bots", "pkg,random",
-              "--games", 2, "-j", 1, "-q", "--format", "json", "--isolation", isolation)  # fmt: skip
+              "--games", 2, "-j", 1, "-q", "--format", "json",
+              "--isolation", isolation)  # fmt: skip
     assert ran.exit_code == 0, ran.output
     assert all(r["faults"] == 0 for r in json.loads(ran.stdout)["twenty-down"])
 
@@ -365,7 +366,9 @@ def test_run_takes_a_variant_and_game_parameters_from_the_command_line(cli):
     ],
 )
 @pytest.mark.parametrize("command", ["run", "play"])
-def test_a_bad_variant_or_parameter_is_one_line_before_anything_starts(cli, command, args, fragment):
+def test_a_bad_variant_or_parameter_is_one_line_before_anything_starts(
+    cli, command, args, fragment
+):
     if command == "run":
         result = cli("run", "--game", "hl", "--games", 2, *args)
     else:
@@ -453,7 +456,7 @@ def test_play_stays_readable_at_80_columns(cli):
     assert max(len(line) for line in out.splitlines()) <= 80
 
 
-# --- the newcomer's walkthrough in the README, run as written, in a fresh folder -------------------
+# --- the newcomer's walkthrough in the README, run as written, in a fresh folder ----------------
 
 EDIT = re.compile(r"[Ii]n `([^`]+)`, change\s+`([^`]+)`\s+to\s+`([^`]+)`")
 SHELL = re.compile(r"```sh\n(.*?)```", re.S)
@@ -495,3 +498,18 @@ def test_the_readme_walkthrough_works_as_written_in_a_fresh_folder(cli):
     assert "Traceback (most recent call last)" in shown.stdout
     assert "bots/mine.py" in shown.stdout and "ValueError" in shown.stdout
     assert "faults in run" not in runs[2].stderr  # fixed
+
+
+def test_a_plugin_game_shows_its_own_rules_on_question_mark(tally):
+    from arena.games.narration import Style
+    from arena.views.human_seat import HumanSeat
+
+    class Ruled(tally):
+        rules_summary = "Tally: pick numbers; the highest total wins."
+
+    game = Ruled(players=2)
+    lines: list[str] = []
+    answers = iter(["?", "3"])
+    seat = HumanSeat(game, ["you", "x"], Style(ascii=True), lambda _: next(answers), lines.append)
+    assert seat.act(game.new_state(1).observation(0)) == 2  # move 3 of 0, 1, 2, ...
+    assert "Tally: pick numbers; the highest total wins." in lines
