@@ -65,7 +65,8 @@ def test_run_prints_leaderboard_tables_and_leaderboard_prints_them_again(cli, bo
     )
     assert "avg chips" in out and "avg points" in out
     body = [line.split() for line in out.splitlines() if line[:3].strip().isdigit()]
-    assert {row[1] for row in body} == {"random", "first", "td-only"}
+    # The folder's bots and the bundled fast ones (issue 16: they ship with arena).
+    assert {row[1] for row in body} == {"random", "first", "td-only", "td-heuristic", "hl-heuristic"}
     assert sum(1 for row in body if row[1] == "td-only") == 1  # it plays twenty-down only
     assert "played 16 games" in run.stderr
     assert "seed cli" in run.stderr
@@ -78,8 +79,11 @@ def test_leaderboard_json_is_per_game_list_of_bot_objects_with_figures(cli, bots
     ok(cli(*run_args(bots_dir, db_path, games=12)))
     board = leaderboard_json(cli, db_path)
     assert sorted(board) == list(GAMES)
-    assert sorted(row["bot"] for row in board["twenty-down"]) == ["first", "random", "td-only"]
-    assert sorted(row["bot"] for row in board["how-low-can-you-go"]) == ["first", "random"]
+    # (with the bundled fast bots, which ship with arena)
+    twenty_down = sorted(row["bot"] for row in board["twenty-down"])
+    assert twenty_down == ["first", "random", "td-heuristic", "td-only"]
+    how_low = sorted(row["bot"] for row in board["how-low-can-you-go"])
+    assert how_low == ["first", "hl-heuristic", "random"]
     keys = {
         "rank",
         "bot",
@@ -102,7 +106,8 @@ def test_leaderboard_json_is_per_game_list_of_bot_objects_with_figures(cli, bots
             assert row["faults"] == 0 and row["forfeits"] == 0
             assert 0 <= row["wins"] <= 12
             assert row["win_pct"] == round(100 * row["wins"] / 12, 1)
-            assert row["conservative"] == pytest.approx(row["mu"] - 3 * row["sigma"], abs=2e-3)
+            # (each of the three rounded to 3 decimals: up to 0.0005 + 3 × 0.0005 apart, and a hair)
+            assert row["conservative"] == pytest.approx(row["mu"] - 3 * row["sigma"], abs=2.1e-3)
             assert 1 <= row["avg_rank"] <= 4
         assert sum(row["wins"] for row in rows) >= 12  # every game has a winner
 
@@ -118,13 +123,13 @@ def test_leaderboard_markdown_and_csv_formats(cli, bots_dir, db_path):
     markdown = ok(cli("leaderboard", "--db", db_path, "--format", "markdown")).stdout
     assert "## twenty-down" in markdown and "## how-low-can-you-go" in markdown
     table_rows = [line for line in markdown.splitlines() if line.startswith("|")]
-    assert len(table_rows) == 2 * 2 + 3 + 2  # header + rule per table, one row per bot
+    assert len(table_rows) == 2 * 2 + 4 + 3  # header + rule per table, one row per bot
     assert all(line.endswith("|") for line in table_rows)
 
     rows = list(
         csv.DictReader(io.StringIO(ok(cli("leaderboard", "--db", db_path, "-f", "csv")).stdout))
     )
-    assert len(rows) == 5
+    assert len(rows) == 7
     for row in rows:
         (expected,) = [r for r in board[row["game"]] if r["bot"] == row["bot"]]
         assert float(row["mu"]) == expected["mu"]
@@ -802,6 +807,7 @@ def test_default_bots_folder_is_bots_of_the_working_directory(cli, tmp_path):
         "random",
         "first",
         "td-only",
+        "td-heuristic",  # bundled
     }
 
 
@@ -960,7 +966,10 @@ def test_an_empty_bot_list_is_an_error_not_every_bot(cli, bots_dir, tmp_path, va
 
 def test_play_refuses_a_move_time_that_is_not_a_finite_positive_number(cli, bots_dir):
     for value in ("nan", "inf", "0", "-1"):
-        played = cli("play", "td", "--move-time", value, "--bots-dir", bots_dir, input="q\n")
+        played = cli(
+            "play", "td", "--move-time", value, "--bots-dir", bots_dir, "--bots", "random",
+            input="q\n",
+        )  # fmt: skip
         assert_one_line_error(played, "--move-time", value)
 
 
