@@ -21,7 +21,8 @@ class Bot:
     """A player for one seat of one game, from the game's start to its end.
 
     Subclasses set ``name`` (unique on the leaderboard) and optionally ``games`` (the game names it
-    plays; leave it out to play every game), and define ``act(observation)``, which returns one
+    plays; leave it out to play every game), optionally ``by_default = False`` (fielded only when
+    named), and define ``act(observation)``, which returns one
     element of ``observation.legal_actions``. Optional: ``start(info)`` before the first decision
     and ``end(result)`` after the last.
 
@@ -33,6 +34,9 @@ class Bot:
 
     name: ClassVar[str] = ""
     games: ClassVar[set[str] | frozenset[str] | None] = None
+    # False: a run fields the bot only when it is named (``--bots``, a tournament file), e.g. a
+    # bot too slow for a plain ``arena run``.
+    by_default: ClassVar[bool] = True
     rng: random.Random
 
     def __init__(self, **settings: Any) -> None:

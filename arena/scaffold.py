@@ -44,8 +44,12 @@ def _check_name(name: str) -> None:
         raise ScaffoldError(f"bad bot name {name!r}: it is a Python keyword")
 
 
-def write_bot_file(name: str, game: str, bots_dir: Path, registry=None) -> Path:
-    """Write ``bots_dir/NAME.py`` (dashes become underscores) and return its path.
+def write_bot_file(
+    name: str, game: str, bots_dir: Path, registry=None, package: bool = False
+) -> Path:
+    """Write ``bots_dir/NAME.py`` (dashes become underscores) and return its path; ``package``:
+    a bot package instead, ``bots_dir/NAME/`` with ``__init__.py`` and a ``helpers.py`` it
+    imports (``from . import helpers``), and return the folder.
 
     ``registry`` (an ``arena.plugins.loading.Registry``) is loaded from ``bots_dir`` when not
     given; it supplies the game names and the bot names already taken. Raises ``ScaffoldError``
@@ -55,9 +59,11 @@ def write_bot_file(name: str, game: str, bots_dir: Path, registry=None) -> Path:
     bots_dir = Path(bots_dir)
     if bots_dir.exists() and not bots_dir.is_dir():
         raise ScaffoldError(f"{bots_dir} is not a folder")
-    path = bots_dir / f"{name.replace('-', '_')}.py"
-    if path.exists():
-        raise ScaffoldError(f"{path} already exists; choose another name or edit that file")
+    stem = name.replace("-", "_")
+    path = bots_dir / stem if package else bots_dir / f"{stem}.py"
+    for taken in (bots_dir / stem, bots_dir / f"{stem}.py"):
+        if taken.exists():
+            raise ScaffoldError(f"{taken} already exists; choose another name or edit that file")
     if registry is None:
         from arena.plugins.loading import load_registry
 
@@ -72,10 +78,15 @@ def write_bot_file(name: str, game: str, bots_dir: Path, registry=None) -> Path:
         raise ScaffoldError(f"bot name {name!r} is already taken by {registry.bots[name].source}")
     template = game_class.bot_template or GENERIC
     source = template.format(name=name, cls=_class_name(name), game=game_class.name)
-    bots_dir.mkdir(parents=True, exist_ok=True)
+    files = {path: source}
+    if package:
+        source = source.replace("\nimport arena\n", "\nimport arena\n\n" + PACKAGE_IMPORT, 1)
+        files = {path / "__init__.py": source, path / "helpers.py": HELPERS.format(name=name)}
     try:
-        with open(path, "x", encoding="utf-8") as f:  # "x": never overwrite, even in a race
-            f.write(source)
+        for where, text in files.items():
+            where.parent.mkdir(parents=True, exist_ok=True)
+            with open(where, "x", encoding="utf-8") as f:  # "x": never overwrite, even in a race
+                f.write(text)
     except FileExistsError:
         raise ScaffoldError(
             f"{path} already exists; choose another name or edit that file"
@@ -107,6 +118,16 @@ class {cls}(arena.Bot):
 @arena.hookimpl
 def arena_register_bots(register):
     register({cls})
+'''
+
+# A bot package's own modules are imported relatively (no sys.path to edit).
+PACKAGE_IMPORT = "from . import helpers  # noqa: F401  your own modules: from . import x\n"
+HELPERS = '''"""{name}'s own helpers: import them in __init__.py with `from . import helpers`."""
+
+
+def lowest(actions):
+    """The first of the legal actions (they come sorted): a start for your own strategy."""
+    return actions[0]
 '''
 
 __all__ = ["ScaffoldError", "write_bot_file"]

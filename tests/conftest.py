@@ -102,6 +102,14 @@ def bot_file(name: str, body: str, header: str = "") -> str:
     )
 
 
+def plugin_bots(registry) -> set[str]:
+    """The names of the bots a registry got from bot files and plugins, not the bundled ones
+    (``arena.plugins.baseline``, registered wherever arena is installed)."""
+    from arena.plugins.loading import BUNDLED
+
+    return {name for name, spec in registry.bots.items() if spec.source != BUNDLED}
+
+
 def write_bots(folder: Path, files: dict[str, str]) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     for filename, source in files.items():

@@ -65,7 +65,9 @@ def test_run_prints_leaderboard_tables_and_leaderboard_prints_them_again(cli, bo
     )
     assert "avg chips" in out and "avg points" in out
     body = [line.split() for line in out.splitlines() if line[:3].strip().isdigit()]
-    assert {row[1] for row in body} == {"random", "first", "td-only"}
+    # The folder's bots and the bundled fast ones (issue 16: they ship with arena).
+    bundled = {"td-heuristic", "hl-heuristic"}
+    assert {row[1] for row in body} == {"random", "first", "td-only"} | bundled
     assert sum(1 for row in body if row[1] == "td-only") == 1  # it plays twenty-down only
     assert "played 16 games" in run.stderr
     assert "seed cli" in run.stderr
@@ -78,8 +80,11 @@ def test_leaderboard_json_is_per_game_list_of_bot_objects_with_figures(cli, bots
     ok(cli(*run_args(bots_dir, db_path, games=12)))
     board = leaderboard_json(cli, db_path)
     assert sorted(board) == list(GAMES)
-    assert sorted(row["bot"] for row in board["twenty-down"]) == ["first", "random", "td-only"]
-    assert sorted(row["bot"] for row in board["how-low-can-you-go"]) == ["first", "random"]
+    # (with the bundled fast bots, which ship with arena)
+    twenty_down = sorted(row["bot"] for row in board["twenty-down"])
+    assert twenty_down == ["first", "random", "td-heuristic", "td-only"]
+    how_low = sorted(row["bot"] for row in board["how-low-can-you-go"])
+    assert how_low == ["first", "hl-heuristic", "random"]
     keys = {
         "rank",
         "bot",
@@ -104,7 +109,8 @@ def test_leaderboard_json_is_per_game_list_of_bot_objects_with_figures(cli, bots
             assert row["faults"] == 0 and row["forfeits"] == 0
             assert 0 <= row["wins"] <= 12
             assert row["win_pct"] == round(100 * row["wins"] / 12, 1)
-            assert row["conservative"] == pytest.approx(row["mu"] - 3 * row["sigma"], abs=2e-3)
+            # (each of the three rounded to 3 decimals: up to 0.0005 + 3 × 0.0005 apart, and a hair)
+            assert row["conservative"] == pytest.approx(row["mu"] - 3 * row["sigma"], abs=2.1e-3)
             assert 1 <= row["avg_rank"] <= 4
         assert sum(row["wins"] for row in rows) >= 12  # every game has a winner
 
@@ -120,13 +126,13 @@ def test_leaderboard_markdown_and_csv_formats(cli, bots_dir, db_path):
     markdown = ok(cli("leaderboard", "--db", db_path, "--format", "markdown")).stdout
     assert "## twenty-down" in markdown and "## how-low-can-you-go" in markdown
     table_rows = [line for line in markdown.splitlines() if line.startswith("|")]
-    assert len(table_rows) == 2 * 2 + 3 + 2  # header + rule per table, one row per bot
+    assert len(table_rows) == 2 * 2 + 4 + 3  # header + rule per table, one row per bot
     assert all(line.endswith("|") for line in table_rows)
 
     rows = list(
         csv.DictReader(io.StringIO(ok(cli("leaderboard", "--db", db_path, "-f", "csv")).stdout))
     )
-    assert len(rows) == 5
+    assert len(rows) == 7
     for row in rows:
         (expected,) = [r for r in board[row["game"]] if r["bot"] == row["bot"]]
         assert float(row["mu"]) == expected["mu"]
@@ -310,7 +316,7 @@ bots = ["random", "first", "td-only"]
     assert "how-low-can-you-go: 6 games, 3 seats, bots: random, first" in result.stderr
     assert "twenty-down: 6 games, 4 seats, bots: random, first, td-only" in result.stderr
     assert "seed cup, 1 job(s)" in result.stderr
-    db = Path("lb/cup.db")  # relative to the working directory
+    db = tmp_path / "lb" / "cup.db"  # relative to the tournament file (issue 16)
     assert db.exists()
     assert count_games(db, "how-low-can-you-go") == count_games(db, "twenty-down") == 6
     with sqlite3.connect(db) as con:
@@ -806,6 +812,7 @@ def test_default_bots_folder_is_bots_of_the_working_directory(cli, tmp_path):
         "random",
         "first",
         "td-only",
+        "td-heuristic",  # bundled
     }
 
 
@@ -815,7 +822,8 @@ def test_new_bot_writes_a_bot_that_loads_and_plays(cli, tmp_path, monkeypatch):
     assert made.exit_code == 0, made.output
     assert (tmp_path / "bots" / "my_bot.py").exists()
     (tmp_path / "bots" / "random_bot.py").write_text(
-        (REPO / "bots" / "random_bot.py").read_text(encoding="utf-8"), encoding="utf-8"
+        (REPO / "arena" / "plugins" / "baseline" / "random_bot.py").read_text(encoding="utf-8"),
+        encoding="utf-8",
     )
     played = cli("run", "--bots", "my-bot,random", "--games", 4, "-j", 1, "-q", "--format", "json")
     assert played.exit_code == 0, played.output
@@ -963,7 +971,10 @@ def test_an_empty_bot_list_is_an_error_not_every_bot(cli, bots_dir, tmp_path, va
 
 def test_play_refuses_a_move_time_that_is_not_a_finite_positive_number(cli, bots_dir):
     for value in ("nan", "inf", "0", "-1"):
-        played = cli("play", "td", "--move-time", value, "--bots-dir", bots_dir, input="q\n")
+        played = cli(
+            "play", "td", "--move-time", value, "--bots-dir", bots_dir, "--bots", "random",
+            input="q\n",
+        )  # fmt: skip
         assert_one_line_error(played, "--move-time", value)
 
 
@@ -1006,7 +1017,7 @@ def interrupted_hint(stderr: str) -> list[str]:
 def test_the_ctrl_c_hint_names_the_database_and_bot_folders_of_a_tournament_file(
     cli, bots_dir, tmp_path, monkeypatch
 ):
-    folder = Path("my bots")  # relative to the working directory, with a space
+    folder = tmp_path / "my bots"  # relative to the tournament file, with a space
     shutil.copytree(bots_dir, folder)
     toml = tmp_path / "cup.toml"
     toml.write_text('games = 6\nseed = "hint"\ndb = "lb/cup.db"\nbots_dir = "my bots"\n[game.td]\n')
@@ -1014,10 +1025,11 @@ def test_the_ctrl_c_hint_names_the_database_and_bot_folders_of_a_tournament_file
     stopped = cli("run", toml, "-j", 1, "-q")
     assert stopped.exit_code == 130, stopped.output
     hint = interrupted_hint(stopped.stderr)
-    assert hint == ["arena", "run", "--resume", "--db", "lb/cup.db", "--bots-dir", "my bots"]
+    db = tmp_path / "lb" / "cup.db"
+    assert hint == ["arena", "run", "--resume", "--db", str(db), "--bots-dir", str(folder)]
     resumed = ok(cli(*hint[1:], "-j", 1, "-q"))
     assert "resumed run 1: 2 games were already stored" in resumed.stderr
-    assert count_games(Path("lb/cup.db"), "twenty-down") == 6
+    assert count_games(db, "twenty-down") == 6
 
 
 def test_a_run_stores_its_isolation_and_limits_outside_the_identity_of_the_run(

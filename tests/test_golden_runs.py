@@ -155,7 +155,7 @@ def test_fixed_seed_runs_store_and_print_what_they_always_did(scenario, tmp_path
     bots = tmp_path / "bots"
     bots.mkdir()
     for source in ("random_bot.py", "td_heuristic.py", "hl_heuristic.py"):
-        (bots / source).write_text((REPO / "bots" / source).read_text())
+        (bots / source).write_text((REPO / "arena" / "plugins" / "baseline" / source).read_text())
     (bots / "faulty.py").write_text(FAULTY)
     db = tmp_path / "golden.db"
     _arena("run", *SCENARIOS[scenario], "--db", str(db), "--quiet", cwd=tmp_path)

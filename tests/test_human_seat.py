@@ -104,7 +104,7 @@ def test_a_whole_game_of_twenty_down_through_stdin(cli, bots_dir, tmp_path):
         )
     )
     out = result.stdout
-    assert "you are seat 2 · seed s1" in out
+    assert "you are seat 2\nseed s1 (" in out
     assert "your hand:" in out and "Name trump" in out
     assert re.search(r"^\s+1\) ", out, re.M)  # the moves, numbered
     assert "your move (1-" in out and "→ you " in out
@@ -221,7 +221,8 @@ def test_bad_tables_are_one_line_errors(cli, bots_dir):
     args = play_args(bots_dir, "td", "--bots", "random,first,td-only,random")
     assert_one_line_error(cli(*args), "room for you and 3 bots, not 4")
     assert_one_line_error(cli(*play_args(bots_dir, "hl", "--players", "11")), "2 to 10 players")
-    assert_one_line_error(cli(*play_args(bots_dir, "td", "--seat", "4")), "--seat must be 0 to 3")
+    args = play_args(bots_dir, "td", "--bots", "random", "--seat", "4")
+    assert_one_line_error(cli(*args), "--seat must be 0 to 3")
     assert_one_line_error(cli(*play_args(bots_dir, "chess")), "unknown game 'chess'")
     assert_one_line_error(cli(*play_args(bots_dir, "hl", "--bots", "td-only")), "does not play")
     assert_one_line_error(cli(*play_args(bots_dir, "td", "--bots", "human")), "is you")

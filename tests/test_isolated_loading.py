@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import FIRST_BOT, RANDOM_BOT, REPO, STANDARD_BOTS, bot_file, write_bots
+from conftest import FIRST_BOT, RANDOM_BOT, REPO, STANDARD_BOTS, bot_file, plugin_bots, write_bots
 from test_cli import arena_process, run_args
 from test_hostile_bots import BROKEN_FILES
 
@@ -92,13 +92,17 @@ def test_the_registry_is_the_one_loading_the_files_here_gives(tmp_path):
     files = {name: source for name, (source, _) in BROKEN_FILES.items()}
     files["twin_a.py"] = bot_file("twin", "return observation.legal_actions[0]")
     files["tuned.py"] = SETTINGS_BOT
-    folders = [write_bots(tmp_path / "bots", {**STANDARD_BOTS, **files}), REPO / "bots"]
+    baseline = REPO / "arena" / "plugins" / "baseline"
+    more = {name: (baseline / name).read_text() for name in ("random_bot.py", "td_heuristic.py")}
+    folders = [write_bots(tmp_path / "bots", {**STANDARD_BOTS, **files}), tmp_path / "more"]
+    write_bots(folders[1], more)
     here = load_registry(folders, entry_points=False)
     isolated = load_registry_isolated(folders, entry_points=False)
     assert _registry_rows(isolated) == _registry_rows(here)
-    assert {"tuned", "tuned-deep", "random", "first", "twin", "td-heuristic"} <= set(isolated.bots)
-    assert len(isolated.errors) == len(BROKEN_FILES) + 1  # and the bundled random: taken
-    for spec in isolated.bots.values():
+    assert {"tuned", "tuned-deep", "first", "td-heuristic"} <= plugin_bots(isolated)
+    assert not {"random", "twin"} & set(isolated.bots)  # each registered by two files
+    assert len(isolated.errors) == len(BROKEN_FILES) + 1  # and random, in both folders
+    for spec in (s for s in isolated.bots.values() if s.name in plugin_bots(isolated)):
         assert issubclass(spec.cls, LoadedElsewhere) and spec.origin[0] == "file"
     assert repr(dict(isolated.bots["tuned"].settings)["label"]) == "'x'"
 
@@ -109,7 +113,7 @@ def test_no_bot_file_runs_in_arenas_own_process(tmp_path):
     folder = write_bots(tmp_path / "bots", {"spy.py": spy, "first_bot.py": FIRST_BOT})
     before = set(sys.modules)
     registry = load_registry_isolated(folder, entry_points=False)
-    assert set(registry.bots) == {"random", "first"}
+    assert plugin_bots(registry) == {"random", "first"}
     pids = marker.read_text().split()
     assert len(pids) == 1 and int(pids[0]) != os.getpid()
     assert not [m for m in set(sys.modules) - before if m.startswith("arena_bots.")]
@@ -122,7 +126,7 @@ def test_a_file_that_ends_attacks_or_fools_its_loading_process_is_one_load_error
     files = {"a_first.py": FIRST_BOT, name: source, "z_random.py": RANDOM_BOT}
     folder = write_bots(tmp_path / "bots", files)
     registry = load_registry_isolated(folder, entry_points=False)
-    assert set(registry.bots) == {"first", "random"}
+    assert plugin_bots(registry) == {"first", "random"}
     (error,) = registry.errors
     assert error.source == str(folder / name) and fragment in error.message, error
     assert "\n" not in str(error)
@@ -132,7 +136,7 @@ def test_a_file_that_hangs_its_loading_process_is_a_load_error_after_the_limit(t
     files = {"a_first.py": FIRST_BOT, "hangs.py": "while True:\n    pass\n", "z.py": RANDOM_BOT}
     folder = write_bots(tmp_path / "bots", files)
     registry = load_registry_isolated(folder, entry_points=False, seconds=1.0)
-    assert set(registry.bots) == {"first", "random"}
+    assert plugin_bots(registry) == {"first", "random"}
     (error,) = registry.errors
     assert error.source == str(folder / "hangs.py")
     assert error.message == "did not finish loading within 1 s"
@@ -142,7 +146,7 @@ def test_a_file_using_more_than_the_memory_limit_to_load_is_a_load_error(tmp_pat
     hog = "blob = bytearray(3 * 1024 ** 3)\n" + RANDOM_BOT
     folder = write_bots(tmp_path / "bots", {"hog.py": hog, "first_bot.py": FIRST_BOT})
     registry = load_registry_isolated(folder, entry_points=False, memory_mib=256)
-    assert set(registry.bots) == {"first"}
+    assert plugin_bots(registry) == {"first"}
     (error,) = registry.errors
     assert error.source == str(folder / "hog.py") and "MemoryError" in error.message
 
@@ -206,6 +210,7 @@ def test_process_isolation_runs_one_game_worker_per_two_cores_by_default(
     """Each worker's bot processes keep about one more core busy (arena bench: on two cores one
     worker plays faster than two)."""
     from arena.tournament import run as tournament
+
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cores)))
     assert tournament.default_jobs() == tournament.default_jobs("shared") == shared
     assert tournament.default_jobs("process") == process
@@ -316,7 +321,7 @@ def test_files_within_what_loading_here_takes_load_the_same_there(tmp_path):
     folder = write_bots(tmp_path / "bots", {"odd.py": ODD_BUT_HONEST, "long.py": LONG_ERROR})
     here = load_registry(folder, entry_points=False)
     there = load_registry_isolated(folder, entry_points=False)
-    assert set(there.bots) == set(here.bots) == {"tab\tname", "x" * 300, "dashed"}
+    assert plugin_bots(there) == plugin_bots(here) == {"tab\tname", "x" * 300, "dashed"}
     assert [k for k, _ in there.bots["dashed"].settings] == ["note", "search-depth"]
     ((error_here,), (error_there,)) = here.errors, there.errors
     assert error_there.source == error_here.source == str(folder / "long.py")

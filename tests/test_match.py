@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import REPO, assert_one_line_error, count_games, leaderboard_json
+from conftest import assert_one_line_error, count_games, leaderboard_json
 
 from arena.store.database import Store
 from arena.tournament.match import MatchStopper
@@ -17,10 +17,9 @@ pytestmark = pytest.mark.usefixtures("isolated")
 
 @pytest.fixture
 def bundled(tmp_path):
+    """A bots folder with no file: ``random`` and the heuristics ship with arena."""
     bots = tmp_path / "bots"
     bots.mkdir()
-    for source in ("random_bot.py", "td_heuristic.py"):
-        (bots / source).write_text((REPO / "bots" / source).read_text())
     return bots
 
 

@@ -119,9 +119,11 @@ def test_history_filters_by_bot_game_run_and_limit(cli, stored):
         "oops" in {s["bot"] for s in row["seats"]}
         for row in json.loads(ok(cli("history", "--db", db, "-f", "json", "--bot", "oops")).stdout)
     )
-    assert ids("--bot", "td-only") == []  # td-only did not play
-    empty = ok(cli("history", "--db", db, "--bot", "nobody"))
-    assert "no stored games with bot nobody" in empty.stderr
+    # td-only did not play: a bot the database does not know (issue 16: exit 2, one line)
+    unknown = cli("history", "--bot", "td-only", "--db", stored["db"])
+    assert_one_line_error(unknown, "unknown bot 'td-only'")
+    empty = ok(cli("history", "--db", db, "--game", "td", "--run", "2", "--bot", "oops"))
+    assert "no stored games with bot oops, game twenty-down, run 2" in empty.stderr
 
 
 def test_history_json_has_seats_scores_ranks_and_faults(cli, stored):

@@ -18,6 +18,7 @@ import arena
 from arena.bot import seat_seed
 from arena.games import HowLowCanYouGo, TwentyDown
 from arena.games.base import GameResult, replay
+from arena.games.record import unpack
 from arena.referee.clock import timed_act, timed_call
 from arena.referee.inline import play_game
 from arena.referee.interrupt import Interrupt, UserInterrupt
@@ -564,25 +565,31 @@ def test_referee_leaves_no_alarm_pending_after_a_timeout():
     time.sleep(0.2)  # would raise MoveTimeout if the watchdog still fired
 
 
-def test_hl19_an_exchange_in_another_order_is_an_illegal_answer():
-    """docs/rules (HL-19, "What a bot returns"): the answer must equal an element of
-    legal_actions; the same cards in reverse order, or as a list, are faults."""
+def test_hl19_an_exchange_in_another_order_is_the_same_answer():
+    """docs/rules (HL-19, "What a bot returns"; issue 16): the same cards in reverse order, or as
+    a list, are the listed set, not a fault; the game is the one the sorted answers play."""
 
     def reversed_exchange(observation):
         largest = max(observation.legal_actions, key=len)
         return tuple(reversed(largest)) if len(largest) > 1 else list(largest)
 
-    outcome = play(
-        HowLowCanYouGo(players=2),
-        [faulty_class(reversed_exchange), RandomBot],
-        seed="hl19",
-        max_faults=1,
-        keep_record=True,
-    )
-    assert outcome.forfeits[0] and not outcome.forfeits[1]
-    (fault,) = [f for f in outcome.fault_log if f.seat == 0]
-    assert fault.kind == "illegal" and fault.decision >= 1
-    assert_replays(outcome, HowLowCanYouGo)
+    def sorted_exchange(observation):
+        return max(observation.legal_actions, key=len)
+
+    outcomes = [
+        play(
+            HowLowCanYouGo(players=2),
+            [faulty_class(answer), RandomBot],
+            seed="hl19",
+            max_faults=1,
+            keep_record=True,
+        )
+        for answer in (reversed_exchange, sorted_exchange)
+    ]
+    assert not outcomes[0].fault_log and not any(outcomes[0].forfeits)
+    answered, listed = (unpack(o.record)[1] for o in outcomes)  # the actions, as indices
+    assert outcomes[0].scores == outcomes[1].scores and answered == listed
+    assert_replays(outcomes[0], HowLowCanYouGo)
 
 
 # --- one referee for every mode -------------------------------------------------------------------

@@ -224,7 +224,9 @@ def test_the_file_gives_what_the_command_line_does_not(tmp_path):
         "records = false\n",
     )
     plan = plan_run(RunOptions(move_time=0.5), loaded, stored(), DEFAULT_DB)
-    assert (plan.db, plan.bots_dirs, plan.jobs) == (Path("x/cup.db"), [Path("a"), Path("b")], 3)
+    # (paths in the file are relative to the file: issue 16)
+    expected = (tmp_path / "x/cup.db", [tmp_path / "a", tmp_path / "b"], 3)
+    assert (plan.db, plan.bots_dirs, plan.jobs) == expected
     request = plan.request
     assert (request.games_per_game, request.seed, request.move_time) == (7, 42, 0.5)
     assert request.records is False and request.from_file == {"games"}

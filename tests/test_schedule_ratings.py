@@ -309,6 +309,8 @@ def test_stored_placing_is_the_mean_rank_of_the_bots_seats(cli, bots_dir, tmp_pa
         "-q",
         "--game",
         "twenty-down",
+        "--bots",
+        "random,first,td-only",
     )
     assert result.exit_code == 0, result.output
     with sqlite3.connect(db) as con:

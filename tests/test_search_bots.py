@@ -21,9 +21,7 @@ from arena.referee.inline import play_game
 from arena.referee.outcome import GameInfo
 from arena.tournament.file import load_tournament_file
 
-BOTS = REPO / "bots"
-SEARCH_BOTS = BOTS / "search"  # not loaded by a plain `arena run`: too slow for 1000 games
-LADDER = [BOTS, SEARCH_BOTS]
+SEARCH_BOTS = REPO / "arena" / "plugins" / "baseline"  # known by name, fielded only when named
 
 
 def load_bot_module(stem: str):
@@ -377,7 +375,7 @@ def test_search_is_reproducible(td, hl, which):
 
 
 def test_the_ladder_is_registered():
-    registry = load_registry(LADDER, entry_points=False)
+    registry = load_registry([], entry_points=False)
     assert not registry.errors, registry.errors
     for name in ("random", "td-heuristic", "td-search-small", "td-search-large"):
         assert registry.bot(name).plays("twenty-down")
@@ -396,7 +394,7 @@ def test_the_ladder_is_registered():
     ],
 )
 def test_search_bots_play_whole_games_without_faults(game_name, bots):
-    registry = load_registry(LADDER, entry_points=False)
+    registry = load_registry([], entry_points=False)
     game = registry.game(game_name).cls()
     for i in range(2):
         seats = bots[i:] + bots[:i]
@@ -405,24 +403,29 @@ def test_search_bots_play_whole_games_without_faults(game_name, bots):
 
 
 def test_td_search_large_plays_a_whole_game_without_faults():
-    registry = load_registry(LADDER, entry_points=False)
+    registry = load_registry([], entry_points=False)
     game = registry.game("twenty-down").cls()
     seats = ("td-search-large", "td-heuristic", "random", "td-search-small")
     outcome = play_game(game, [registry.bot(b).create for b in seats], seats, "large")
     assert sum(outcome.faults) == 0, outcome.fault_log
 
 
-def test_a_plain_run_leaves_the_search_bots_out():
-    """`arena run --games 1000` must stay quick: bots/search/ is not loaded unless asked for."""
-    registry = load_registry(BOTS, entry_points=False)
+def test_a_plain_run_leaves_the_search_bots_out(tmp_path):
+    """`arena run --games 1000` must stay quick: the search bots are known by name everywhere
+    (issue 16, point 2) but fielded only when named."""
+    registry = load_registry(tmp_path, entry_points=False)
     assert not registry.errors, registry.errors
-    assert not [name for name in registry.bots if "search" in name]
+    searchers = {"td-search-small", "td-search-large", "hl-search-small", "hl-search-large"}
+    assert searchers <= set(registry.bots)
+    for game in registry.games:
+        fielded = {b.name for b in registry.default_bots_for(game)}
+        assert fielded and not fielded & searchers
 
 
 def test_the_ladder_tournament_file_names_loadable_bots():
     ladder = load_tournament_file(REPO / "tournaments" / "ladder.toml")
-    folders = [REPO / d for d in ladder.settings["bots_dir"]]
-    registry = load_registry(folders, entry_points=False)
+    assert "bots_dir" not in ladder.settings  # every bot of the ladder is bundled
+    registry = load_registry([], entry_points=False)
     assert not registry.errors, registry.errors
     assert {s.name for s in ladder.sections} == {"twenty-down", "how-low-can-you-go"}
     for section in ladder.sections:

@@ -11,7 +11,7 @@ import math
 import sqlite3
 
 import pytest
-from conftest import REPO, assert_one_line_error, leaderboard_json, write_bots
+from conftest import assert_one_line_error, leaderboard_json, write_bots
 
 pytestmark = pytest.mark.usefixtures("isolated")
 
@@ -24,10 +24,9 @@ def ok(result):
 
 @pytest.fixture
 def field(tmp_path):
-    """Twenty Down's bundled bots plus two simple ones: four bots, one table, duplicate boards."""
-    files = {
-        name: (REPO / "bots" / name).read_text() for name in ("random_bot.py", "td_heuristic.py")
-    }
+    """Twenty Down's bundled bots (``random``, ``td-heuristic``: they ship with arena) plus two
+    simple ones: four bots, one table, duplicate boards."""
+    files = {}
     files["simple.py"] = """
 import arena
 

@@ -216,7 +216,7 @@ def test_read_only_database_is_one_line_store_error_when_opened_for_writing(
 ):
     before = digest(played_db)
     store = Store(played_db, create=False)  # reading is fine
-    assert set(store.ratings("twenty-down")) == {"random", "first", "td-only"}
+    assert set(store.ratings("twenty-down")) == {"random", "first", "td-only", "td-heuristic"}
     with pytest.raises(StoreError) as info:
         store.start_run("x", {"games": 1})
     assert "read-only" in str(info.value) and "\n" not in str(info.value)

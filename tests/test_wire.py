@@ -225,7 +225,7 @@ def test_a_huge_announced_description_is_refused_before_it_arrives():
 
 
 def test_fault_messages_are_cut_to_a_line():
-    data = _answers([FAULT], [0.0], [[0, "exception", "x" * 40_000]])
+    data = _answers([FAULT], [0.0], [[0, "exception", "x" * 400_000]])
     assert decode_answers(data, owed=1) is None  # the description is bigger than allowed
     emoji = "\U0001f600" * 500  # 12 bytes each once escaped: honest, and must get through
     data = _answers([FAULT] * 3, [0.0] * 3, [[i, "exception", emoji] for i in range(3)])

@@ -19,7 +19,7 @@ from arena.cli.compare import compare
 from arena.cli.leaderboard import leaderboard
 from arena.cli.match import match
 from arena.cli.play import play
-from arena.cli.records import history, replay
+from arena.cli.records import faults, history, replay
 from arena.cli.run import run
 
 app = typer.Typer(
@@ -51,13 +51,17 @@ for name, command in (
     ("bench", bench),
     ("history", history),
     ("replay", replay),
+    ("faults", faults),
     ("play", play),
 ):
     app.command(name)(command)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The console script: like ``app()``, but every usage error is one line and no traceback."""
+    """The console script: like ``app()``, but every usage error is one line and no traceback.
+    A bare ``arena`` prints the help."""
+    if not (sys.argv[1:] if argv is None else argv):
+        argv = ["--help"]
     try:
         code = app(args=argv, prog_name="arena", standalone_mode=False)
     except KeyboardInterrupt:

@@ -36,6 +36,12 @@ def bots(
         )
     else:
         typer.echo("no bots loaded (put bot files in ./bots or use --bots-dir)")
+    named_only = sorted(spec.name for spec in registry.bots.values() if not spec.by_default)
+    if named_only:
+        typer.echo(
+            f"fielded only when named (--bots, a tournament file): {', '.join(named_only)}; "
+            "a plain `arena run` leaves them out (slow)"
+        )
     for error in registry.errors:
         typer.echo(f"failed: {error}")
     for folder, unloaded in unloaded_subfolders(folders(bots_dir) or default_bots_dirs()):
@@ -68,6 +74,12 @@ def new_bot(
     bots_dir: Annotated[
         Path | None, typer.Option("--bots-dir", help="Where to write it [default: ./bots].")
     ] = None,
+    package: Annotated[
+        bool,
+        typer.Option(
+            "--package", help="Write a bot package, bots/NAME/ with __init__.py and helpers.py."
+        ),
+    ] = False,
 ) -> None:
     """Write bots/NAME.py: a commented bot for GAME that loads and plays legally at once."""
     from arena.plugins.loading import default_bots_dirs
@@ -76,7 +88,7 @@ def new_bot(
 
     folder = bots_dir or default_bots_dirs()[0]
     try:
-        path = write_bot_file(name, game, folder, registry=load_here(folder))
+        path = write_bot_file(name, game, folder, registry=load_here(folder), package=package)
     except ScaffoldError as exc:
         raise fail(str(exc)) from None
     typer.echo(f"wrote {path}; try: arena run --bots {name},random --games 200")

@@ -21,6 +21,37 @@ DbPath = Annotated[
     Path | None, typer.Option("--db", help="Results database [default: leaderboard/arena.db].")
 ]
 AsciiCards = Annotated[bool, typer.Option("--ascii", help="Write cards as QH, not Q♥.")]
+Variant = Annotated[
+    str | None, typer.Option("--variant", help="The game's variant (`arena games` lists them).")
+]
+Params = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--param",
+        help="A game parameter, KEY=VALUE with a whole number (repeatable), e.g. max_deals=30.",
+    ),
+]
+
+
+def game_params(values: list[str] | None) -> dict[str, int] | None:
+    """The --param KEY=VALUE options as a dict (None if none was given); a bad one is an error."""
+    from arena.tournament.file import MAX_PARAM
+
+    if not values:
+        return None
+    params: dict[str, int] = {}
+    for value in values:
+        key, sign, number = value.partition("=")
+        try:
+            params[key.strip()] = parsed = int(number.strip())
+        except ValueError:
+            parsed = None
+        if not sign or not key.strip() or parsed is None or abs(parsed) > MAX_PARAM:
+            raise fail(
+                f"--param {value}: write KEY=VALUE with a whole number between {-MAX_PARAM} and "
+                f"{MAX_PARAM}, e.g. --param max_deals=30"
+            )
+    return params
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
@@ -85,6 +116,30 @@ def game_classes(bots_dir: Path | None = None) -> tuple[dict, dict]:
     for name in classes:
         aliases.setdefault(name, name)
     return classes, aliases
+
+
+def unknown(kind: str, name: str, known: list[str]) -> typer.Exit:
+    """The one-line error of every command for a name it does not know: exit 2, the closest
+    known name suggested."""
+    from arena.plugins.loading import unknown_name
+
+    return fail(unknown_name(kind, name, known))
+
+
+def check_stored_names(store, bot: str | None, run: int | None, game: str | None) -> str | None:
+    """--bot, --run and --game of a command that reads stored games, checked against the
+    database (and the registered games); the game's canonical name."""
+    if bot is not None and bot not in (stored := store.stored_bots()):
+        raise unknown("bot", bot, stored)
+    if run is not None and run not in (runs := store.run_ids()):
+        listing = f"{runs[0]} to {runs[-1]}" if runs else "none yet"
+        raise fail(f"no run {run} in {store.path} (runs: {listing})")
+    if game is None:
+        return None
+    _, aliases = game_classes()
+    if game not in aliases:
+        raise unknown("game", game, list(aliases))
+    return aliases[game]
 
 
 def open_store(db: Path, create: bool = True):

@@ -16,6 +16,7 @@ from arena.cli.common import (
     fail,
     open_store,
     print_tables,
+    unknown,
 )
 
 
@@ -97,9 +98,12 @@ def _wanted(game: list[str], known: list[str], path: Path) -> list[str]:
     imported just to print stored tables), each with results."""
     from arena.plugins.loading import load_games
 
-    aliases = load_games().aliases
+    registry = load_games()
+    aliases = registry.aliases
     wanted = [aliases.get(g, g) for g in game]
     for g in wanted:
+        if g not in known and g not in registry.games:  # a name no game has: a slip
+            raise unknown("game", g, sorted({*registry.games, *aliases, *known}))
         if g not in known:
             raise fail(f"no results for game {g!r} in {path} (have: {', '.join(known) or 'none'})")
     return wanted

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Annotated
 
@@ -11,8 +12,11 @@ from arena.cli.common import (
     AsciiCards,
     BotsDir,
     DbPath,
+    Params,
+    Variant,
     db_path,
     fail,
+    game_params,
     load_registry,
     names,
     open_store,
@@ -42,6 +46,12 @@ Seed = Annotated[str | None, typer.Option(help="Seed of the cards. [default: a n
 MoveTime = Annotated[
     float, typer.Option(help="Seconds each bot may take per decision (you: no limit).")
 ]
+AskForced = Annotated[
+    bool,
+    typer.Option(
+        "--ask-forced", help="Ask for a move that is your only one too (default: played for you)."
+    ),
+]
 Rated = Annotated[
     bool, typer.Option("--rated", help="Store the game and rate it; you appear as `human`.")
 ]
@@ -55,6 +65,9 @@ def play(
     seed: Seed = None,
     move_time: MoveTime = 1.0,
     rated: Rated = False,
+    variant: Variant = None,
+    param: Params = None,
+    ask_forced: AskForced = False,
     ascii_cards: AsciiCards = False,
     db: DbPath = None,
     bots_dir: BotsDir = None,
@@ -69,24 +82,25 @@ def play(
     from arena.views.human_seat import summary
     from arena.views.replay import output_style
 
+    params = game_params(param)
     registry = load_registry(bots_dir)
     store = open_store(db_path(db)) if rated else None  # fail before the game, not after
     versions = _apply_versions(registry, store)
     try:
-        setup = set_up_game(registry, game, names(bots), players, seat, seed, move_time)
+        setup = set_up_game(
+            registry, game, names(bots), players, seat, seed, move_time, variant, params or {}
+        )
     except HumanGameError as exc:
         if store is not None:
             store.close()
         raise fail(str(exc)) from None
-    style = output_style(ascii_cards)
+    style = output_style(ascii_cards, colour=_colour_terminal())
     table, seat, seed = setup.table, setup.seat, setup.seed
-    typer.echo(
-        f"{table.title or table.name}, {table.players} players · you are seat {seat} · seed "
-        f"{seed} (`--seed {seed} --seat {seat}` deals the same cards again)"
-    )
+    typer.echo(f"{table.title or table.name}, {table.players} players · you are seat {seat}")
+    typer.echo(f"seed {seed} (`--seed {seed} --seat {seat}` deals the same cards again)")
     read = _reader(interactive=sys.stdin.isatty())
     result = play_one(
-        table, registry, setup.bots, seat, seed, move_time, 3, read, typer.echo, style
+        table, registry, setup.bots, seat, seed, move_time, 3, read, typer.echo, style, ask_forced
     )
     if result.outcome is None:
         if store is not None:
@@ -113,6 +127,12 @@ def _apply_versions(registry, store):
     except StoreError as exc:
         store.close()
         raise fail(str(exc)) from None
+
+
+def _colour_terminal() -> bool:
+    """Red suits in colour: on a terminal that shows colours, unless NO_COLOR is set."""
+    term = os.environ.get("TERM", "")
+    return sys.stdout.isatty() and term not in ("", "dumb") and "NO_COLOR" not in os.environ
 
 
 def _reader(interactive: bool):

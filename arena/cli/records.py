@@ -14,6 +14,7 @@ from arena.cli.common import (
     AsciiCards,
     DbPath,
     check_format,
+    check_stored_names,
     db_path,
     fail,
     game_classes,
@@ -42,10 +43,8 @@ def history(
     check_format(fmt, ("table", "json"))
     path = db_path(db)
     store = open_store(path, create=False)
-    if game is not None:
-        _, aliases = game_classes()
-        game = aliases.get(game, game)
     try:
+        game = check_stored_names(store, bot, run, game)
         stored_games = store.recent_games(bot=bot, game=game, run_id=run, limit=limit)
     except StoreError as exc:
         raise fail(str(exc)) from None
@@ -120,6 +119,39 @@ def replay(
         typer.echo(render_game(info, record, classes, seat=seat, style=style))
     except RecordError as exc:
         raise fail(f"game {game_id}: {exc}", code=1) from None
+
+
+def faults(
+    bot: Annotated[str | None, typer.Option("--bot", "-b", help="Only this bot's faults.")] = None,
+    run: Annotated[
+        int | None, typer.Option("--run", help="Only faults of this run (its id).")
+    ] = None,
+    game: Annotated[str | None, typer.Option("--game", "-g", help="Only this game.")] = None,
+    limit: Annotated[
+        int, typer.Option("--limit", "-n", help="How many faults, newest first.", min=1)
+    ] = 10,
+    db: DbPath = None,
+) -> None:
+    """List the latest faults, newest first, each with its traceback (for an exception)."""
+    from arena.store.database import StoreError
+    from arena.views.faults import fault_report
+
+    path = db_path(db)
+    store = open_store(path, create=False)
+    try:
+        game = check_stored_names(store, bot, run, game)
+        found = store.fault_list(bot=bot, run_id=run, game=game, limit=limit)
+    except StoreError as exc:
+        raise fail(str(exc)) from None
+    finally:
+        store.close()
+    if found:
+        typer.echo(fault_report(found))
+    else:
+        wanted = ", ".join(
+            f"{k} {v}" for k, v in (("bot", bot), ("run", run), ("game", game)) if v is not None
+        )
+        typer.echo(f"{path}: no faults" + (f" with {wanted}" if wanted else ""), err=True)
 
 
 def _load_record(db: Path | None, game_id: int):

@@ -12,10 +12,13 @@ import typer
 from arena.cli.common import (
     BotsDir,
     DbPath,
+    Params,
     SortBy,
+    Variant,
     check_format,
     check_sort,
     fail,
+    game_params,
     load_registry,
     names,
     open_store,
@@ -105,6 +108,14 @@ Again = Annotated[
         "seed); refused without it.",
     ),
 ]
+FailFast = Annotated[
+    bool,
+    typer.Option(
+        "--fail-fast",
+        help="Stop at the first fault of any bot (for a bot under development): print its "
+        "traceback and the observation it was answering.",
+    ),
+]
 Format = Annotated[str, typer.Option("--format", help="Format of the final tables.")]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")]
 
@@ -128,6 +139,9 @@ def run(
     duplicate: Duplicate = None,
     resume: Resume = False,
     again: Again = False,
+    variant: Variant = None,
+    param: Params = None,
+    fail_fast: FailFast = False,
     fmt: Format = "table",
     sort: SortBy = "conservative",
     quiet: Quiet = False,
@@ -143,12 +157,17 @@ def run(
     check_format(fmt, FORMATS)
     check_sort(sort)
     bots = names(bots)
+    params = game_params(param)
     given = locals()  # every option but --format, --sort and --quiet is a RunOptions field
     options = RunOptions(**{f.name: given[f.name] for f in fields(RunOptions) if f.name in given})
     plan = _plan(options, tournament_file)
     registry, store, settled = _settle(plan)
     try:
-        summary = _play(plan, registry, store, settled, quiet)
+        summary = _play(plan, registry, store, settled, quiet, fail_fast)
+        _report_faults(plan, store, summary)
+        if summary.stopped_by is not None:
+            _report_stop(store, registry, summary)
+            raise typer.Exit(code=1)
         if summary.interrupted:
             _say_how_to_continue(plan)
             raise typer.Exit(code=130)
@@ -208,7 +227,7 @@ def _settle(plan):
         raise fail(str(exc)) from None
 
 
-def _play(plan, registry, store, settled, quiet: bool):
+def _play(plan, registry, store, settled, quiet: bool, fail_fast: bool = False):
     """Play (or continue) the settled run with a progress display; report what was played."""
     from arena.execution.process.bot_process import IsolationError
     from arena.execution.workers import WorkerError
@@ -227,6 +246,7 @@ def _play(plan, registry, store, settled, quiet: bool):
                 jobs=settled.jobs,
                 resume=True,
                 progress=progress.update,
+                fail_fast=fail_fast,
             )
     except (StoreError, TournamentError, WorkerError, IsolationError) as exc:
         raise fail(str(exc), code=1) from None
@@ -263,6 +283,50 @@ def _report(summary) -> None:
         f"{summary.seconds:.1f} s, {rate:,.0f} games/s",
         err=True,
     )
+
+
+def _report_faults(plan, store, summary) -> None:
+    """One line per bot that faulted in the run, and the command that shows the faults."""
+    from arena.store.database import StoreError
+    from arena.tournament.run import default_db
+    from arena.views.faults import summary_lines
+
+    show = ["arena", "faults", "--run", str(summary.run_id)]
+    if plan.db != default_db():
+        show += ["--db", str(plan.db)]
+    try:
+        counts = store.fault_counts(summary.run_id)
+    except StoreError as exc:
+        raise fail(str(exc), code=1) from None
+    for line in summary_lines(counts, summary.run_id, shlex.join(show)):
+        typer.echo(line, err=True)
+
+
+def _report_stop(store, registry, summary) -> None:
+    """--fail-fast stopped the run: the fault, its traceback, the observation it answered."""
+    from arena.games.base import RecordError
+    from arena.games.record import expand
+    from arena.views.faults import fail_fast_report, observation_at
+
+    game, index, outcome, fault = summary.stopped_by
+    shown = {
+        "game_id": store.game_id(summary.run_id, game, index),
+        "run": summary.run_id,
+        "game": game,
+        "bot": outcome.bots[fault.seat],
+        "traceback": fault.detail,
+        **fault.to_json(),
+    }
+    observation, note = None, "(no record of the game: --no-records)"
+    if outcome.record is not None:
+        try:
+            record = expand(outcome.record, registry.game_classes())
+            observation = observation_at(
+                record, registry.game_classes(), fault.seat, fault.decision
+            )
+        except RecordError as exc:
+            note = f"(its record cannot be read: {exc})"
+    typer.echo(fail_fast_report(shown, observation, note), err=True)
 
 
 def _say_how_to_continue(plan) -> None:

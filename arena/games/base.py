@@ -118,6 +118,13 @@ class Observation:
     __slots__ = ("game", "seat", "legal_actions")
     fields: ClassVar[tuple[str, ...]] = ("game", "seat", "legal_actions")
 
+    @staticmethod
+    def canonical_action(action: Any) -> Any:
+        """``action`` as the legal actions list it, when the game accepts another way of writing
+        it (a set of cards in any order: HL-19, TD-19), else None. The referee asks it only
+        about an answer that is not itself a legal action."""
+        return None
+
     def to_json(self) -> dict:
         return {name: to_plain(getattr(self, name)) for name in self.fields}
 
@@ -261,6 +268,8 @@ class Game:
     # ``arena play``.
     rating_defaults: ClassVar[dict[str, float]] = {}
     bot_template: ClassVar[str | None] = None
+    # A few lines of the rules, for a person at the table (`?` in ``arena play``).
+    rules_summary: ClassVar[str] = ""
     narrator_class: ClassVar[type[Narrator]] = Narrator
 
     def __init__(self, players: int | None = None, variant: str | None = None, **params: int):

@@ -40,3 +40,18 @@ def discards_up_to(hand: list[Card], most: int) -> list[tuple[Card, ...]]:
     for size in range(1, most + 1):
         options += combinations(hand, size)
     return options
+
+
+def as_discard(action) -> tuple[Card, ...] | None:
+    """A set of cards written in any order (a list, a set, an unsorted tuple) as the sorted tuple
+    the legal actions list (HL-19, TD-19: the order inside the set does not matter); None for
+    anything else. Runs the bot's values' own code only through ``isinstance`` and ``int``."""
+    if not isinstance(action, list | tuple | set | frozenset) or len(action) > MAX_DISCARD:
+        return None
+    cards = []
+    for c in action:
+        if isinstance(c, bool) or not isinstance(c, int) or not 0 <= c < 52:
+            return None
+        cards.append(CARDS[c])
+    cards.sort()
+    return tuple(cards)

@@ -14,6 +14,7 @@ Games import this module, never ``arena.views``: it knows no game and imports no
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -26,21 +27,32 @@ Game = Any
 State = Any
 
 
-class Style:
-    """How cards and suits are written: ``Q♥`` (default) or ``QH`` (``ascii=True``)."""
+RED = "\033[31m"  # hearts and diamonds on a colour terminal
+PLAIN = "\033[0m"
+_RED_SUITS = (2, 3)  # arena.cards.SUITS: clubs, spades, hearts, diamonds
 
-    def __init__(self, ascii: bool = False):
+
+class Style:
+    """How cards and suits are written: ``Q♥`` (default) or ``QH`` (``ascii=True``); with
+    ``colour``, hearts and diamonds in red (ANSI), for a colour terminal."""
+
+    def __init__(self, ascii: bool = False, colour: bool = False):
         self.ascii = ascii
+        self.colour = colour
         self._cards = ASCII_NAMES if ascii else UNICODE_NAMES
         self._suits = SUIT_LETTERS if ascii else SUIT_SYMBOLS
 
     def card(self, card: int) -> str:
+        if self.colour and card // 13 in _RED_SUITS:
+            return f"{RED}{self._cards[card]}{PLAIN}"
         return self._cards[card]
 
     def cards(self, cards: Sequence[int]) -> str:
-        return " ".join(self._cards[c] for c in cards) if cards else "-"
+        return " ".join(self.card(c) for c in cards) if cards else "-"
 
     def suit(self, suit: int) -> str:
+        if self.colour and suit in _RED_SUITS:
+            return f"{RED}{self._suits[suit]}{PLAIN}"
         return self._suits[suit]
 
     def action(self, action: Any) -> str:
@@ -150,3 +162,26 @@ __all__ = [
     "plural",
     "seat_label",
 ]
+
+
+def fit(line: str, width: int = 80, indent: str = "    ") -> list[str]:
+    """A table line cut to ``width`` columns at its separators (``, `` and `` · ``), the rest
+    indented: what a person reads stays readable on an 80-column terminal. Colour codes take no
+    column."""
+    if visible_len(line) <= width:
+        return [line]
+    pieces = re.split(r"(?<=,) |(?<= ·) ", line)
+    lines = [pieces[0]]
+    for piece in pieces[1:]:
+        if visible_len(lines[-1]) + 1 + visible_len(piece) <= width:
+            lines[-1] += " " + piece
+        else:
+            lines.append(indent + piece)
+    return lines
+
+
+def visible_len(text: str) -> int:
+    return len(_ANSI.sub("", text))
+
+
+_ANSI = re.compile(r"\033\[[0-9;]*m")

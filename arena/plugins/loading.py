@@ -1,8 +1,11 @@
 """Finding bots and games: bot files in ``bots/``, installed entry points, the bundled games.
 
 One ``load_registry()`` builds a ``Registry`` of everything registered through the two hooks.
-Nothing a plugin does can stop the others from loading: a file that fails to import, has no hook,
-registers a name twice or raises in its hook becomes a one-line ``LoadError`` naming the file.
+Nothing a plugin does can stop the others from loading: a file that fails to import, has no hook
+or raises in its hook becomes a one-line ``LoadError`` naming the file. A bot is a ``*.py`` file
+or a package (a folder with an ``__init__.py``, importing its own modules relatively). A bot name
+registered by two plugins is an error naming both, and neither is fielded; a plugin may replace
+a bundled bot (``arena.plugins.baseline``) by registering its name.
 Set ``ARENA_TRACE_PLUGINS=1`` to print every file and hook as it is loaded.
 """
 
@@ -11,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import difflib
 import hashlib
+import importlib
 import importlib.util
 import inspect
 import os
@@ -18,6 +22,7 @@ import signal
 import sys
 import threading
 import traceback
+import types
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +36,7 @@ from arena.games.base import Game
 from arena.referee.interrupt import Interrupt
 
 HOOK_NAMES = ("arena_register_bots", "arena_register_games")
+BUNDLED = "arena (bundled)"  # the source of the bundled games and bots
 BOTS_DIR_ENV = "ARENA_BOTS_DIR"
 TRACE_ENV = "ARENA_TRACE_PLUGINS"
 
@@ -56,7 +62,8 @@ class BotSpec:
     cls: type
     settings: tuple[tuple[str, Any], ...] = ()
     source: str = ""
-    # How a fresh process loads this bot alone: ("file", path) or ("entry-point", name).
+    # How a fresh process loads this bot alone: ("file", path of the file or package folder),
+    # ("entry-point", name) or ("module", the bundled plugin module's name).
     origin: tuple[str, str] | None = None
     # The name its plugin registers it under, when it is stored under another: ``name@2``, a
     # later version of the bot (``tournament.versions``).
@@ -65,6 +72,11 @@ class BotSpec:
     @property
     def plugin_name(self) -> str:
         return self.registered_as or self.name
+
+    @property
+    def by_default(self) -> bool:
+        """Fielded by a run that does not name its bots (False: only when named)."""
+        return bool(getattr(self.cls, "by_default", True))
 
     @property
     def games(self) -> frozenset[str] | None:
@@ -113,8 +125,17 @@ class Registry:
     def bots_for(self, game_name: str) -> list[BotSpec]:
         return [b for b in self.bots.values() if b.plays(game_name)]
 
+    def default_bots_for(self, game_name: str) -> list[BotSpec]:
+        """The bots a run fields for the game when it names none: not those only named."""
+        return [b for b in self.bots_for(game_name) if b.by_default]
+
     def game_classes(self) -> dict[str, type[Game]]:
         return {name: spec.cls for name, spec in self.games.items()}
+
+
+def unknown_name(kind: str, name: str, known: list[str]) -> str:
+    """``unknown bot 'rndom'; did you mean 'random'? (known: ...)``: one line for every command."""
+    return _unknown(kind, name, known)
 
 
 def _unknown(kind: str, name: str, known: list[str]) -> str:
@@ -152,10 +173,18 @@ def _where(exc: BaseException, path: str) -> str:
 
 
 def _import_file(path: Path) -> Any:
+    """Import a bot file, or a bot package (a folder with an ``__init__.py``)."""
     # Named after the file and its folder, so that two folders may hold files of the same name.
     folder = hashlib.sha1(str(path.resolve().parent).encode()).hexdigest()[:8]
     module_name = f"arena_bots.{path.stem}_{folder}"
-    spec = importlib.util.spec_from_file_location(module_name, path)
+    if path.is_dir():  # its modules import each other relatively: ``from . import helpers``
+        # (``from . import x`` imports the parent package first: it must exist)
+        sys.modules.setdefault("arena_bots", _bots_namespace())
+        spec = importlib.util.spec_from_file_location(
+            module_name, path / "__init__.py", submodule_search_locations=[str(path)]
+        )
+    else:
+        spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot import {path}")
     module = importlib.util.module_from_spec(spec)
@@ -169,6 +198,12 @@ def _import_file(path: Path) -> Any:
     return module
 
 
+def _bots_namespace() -> Any:
+    namespace = types.ModuleType("arena_bots", "the bot files and packages arena loaded")
+    namespace.__path__ = []
+    return namespace
+
+
 def load_bot_alone(origin: tuple[str, str], name: str) -> BotSpec:
     """Load one bot, and nothing else, from where it was found: what a bot's own process does."""
     kind, where = origin
@@ -176,10 +211,12 @@ def load_bot_alone(origin: tuple[str, str], name: str) -> BotSpec:
     loader = Loader(registry)
     if kind == "file":
         plugin = _import_file(Path(where))
+    elif kind == "module":
+        plugin = importlib.import_module(where)
     else:
-        import importlib.metadata  # here: it costs a bot process's start a quarter of its time
+        from importlib import metadata  # here: it costs a bot process's start a quarter of its time
 
-        matches = [ep for ep in importlib.metadata.entry_points(group="arena") if ep.name == where]
+        matches = [ep for ep in metadata.entry_points(group="arena") if ep.name == where]
         if not matches:
             raise LookupError(f"no entry point {where!r} in the group arena")
         plugin = matches[0].load()
@@ -210,6 +247,7 @@ class Loader:
         self.interrupt = interrupt or Interrupt()
         self.pm = pluggy.PluginManager("arena")
         self.pm.add_hookspecs(hookspecs)
+        self.contested: dict[str, list[str]] = {}  # bot names registered twice: by whom
 
     def add_plugin(self, plugin: Any, source: str, origin: tuple[str, str] | None = None) -> None:
         hooks = _hook_functions(plugin)
@@ -271,17 +309,32 @@ class Loader:
             raise TypeError(f"register() takes a named subclass of arena's Game, not {cls!r}")
         return ("game", GameSpec(cls.name, cls, source))
 
+    def _commit_bot(self, source: str, spec: BotSpec) -> None:
+        """A name registered twice is an error naming both sources, and neither is fielded (the
+        one that sorts first would otherwise win silently); a bundled bot yields to a plugin."""
+        registry = self.registry
+        other = registry.bots.get(spec.name)
+        if spec.name in self.contested or (other is not None and other.source != BUNDLED):
+            sources = self.contested.setdefault(spec.name, [other.source] if other else [])
+            sources.append(source)
+            registry.bots.pop(spec.name, None)
+            self.error(
+                source,
+                f"bot name {spec.name!r} is registered by {' and by '.join(sources)}; "
+                "neither is loaded: rename one",
+            )
+            return
+        if other is not None:
+            _trace(f"{source}: bot {spec.name} replaces the bundled one")
+        registry.bots[spec.name] = spec
+        _trace(f"{source}: bot {spec.name}")
+
     def commit(self, source: str, pending: list[tuple[str, Any]]) -> None:
         """Register what one hook call registered, unless a name is taken (an error then)."""
         registry = self.registry
         for kind, spec in pending:
             if kind == "bot":
-                other = registry.bots.get(spec.name)
-                if other is not None:
-                    self.error(source, f"bot name {spec.name!r} is already taken by {other.source}")
-                    continue
-                registry.bots[spec.name] = spec
-                _trace(f"{source}: bot {spec.name}")
+                self._commit_bot(source, spec)
             else:
                 other = registry.games.get(spec.name)
                 if other is not None or spec.name in registry.aliases:
@@ -345,7 +398,7 @@ def _load_registry(
 ) -> Registry:
     registry = Registry()
     loader = Loader(registry, interrupt)
-    loader.add_plugin(builtin_plugins, "arena (bundled)")
+    loader.add_plugin(builtin_plugins, BUNDLED, builtin_plugins.ORIGIN)
     (load_files or _load_here)(loader, bot_files(bots_dir))
     if entry_points:
         load_entry_points(loader)
@@ -370,7 +423,8 @@ def check_declared_games(loader: Loader) -> None:
 
 def bot_files(bots_dir: str | Path | Sequence[str | Path] | None = None) -> list[Path]:
     """The bot files of the folder(s) ``bots_dir`` (default ``default_bots_dirs()``), in the order
-    they are loaded: each folder's ``*.py`` files by name, leaving out those starting with ``_``."""
+    they are loaded: each folder's ``*.py`` files and packages (sub-folders with an
+    ``__init__.py``) by name, leaving out those starting with ``_`` or ``.``."""
     if bots_dir is None:
         folders = default_bots_dirs()
     elif isinstance(bots_dir, str | Path):
@@ -381,9 +435,15 @@ def bot_files(bots_dir: str | Path | Sequence[str | Path] | None = None) -> list
         path
         for folder in folders
         if folder.is_dir()
-        for path in sorted(folder.glob("*.py"))
-        if not path.name.startswith("_")
+        for path in sorted(folder.iterdir())
+        if path.name[0] not in "_." and _is_bot(path)
     ]
+
+
+def _is_bot(path: Path) -> bool:
+    if path.is_dir():
+        return (path / "__init__.py").is_file()
+    return path.suffix == ".py"
 
 
 def load_file(loader: Loader, path: Path) -> None:

@@ -56,7 +56,10 @@ def timed_act(
     watchdog.deadline = start + limit
     try:
         answer = act(observation)
-        index = legal.index(answer)
+        try:
+            index = legal.index(answer)
+        except ValueError:
+            index = _canonical_index(observation, answer, legal)
         watchdog.deadline = INF
     except BaseException as exc:
         return _fault(exc, answer, watchdog, limit, start, interrupt)
@@ -64,6 +67,17 @@ def timed_act(
     if seconds > limit:
         return "timeout", late(seconds, limit), seconds
     return None, index, seconds
+
+
+def _canonical_index(observation, answer, legal: list) -> int:
+    """The index of an answer the game accepts written another way (a set of cards in any
+    order: ``Observation.canonical_action``), else the ``ValueError`` of an illegal answer.
+    Looked up on the class: the bot may have changed its observation object."""
+    canonical = getattr(type(observation), "canonical_action", None)
+    alternative = canonical(answer) if canonical is not None else None
+    if alternative is None:
+        raise ValueError("not a legal action")
+    return legal.index(alternative)
 
 
 def _fault(exc, answer, watchdog: Watchdog, limit, start, interrupt) -> tuple[str, str, float]:

@@ -3,18 +3,25 @@
 Every way a bot can fail is classified and described here, once, for every mode: in this process,
 in a bot's own process (``execution.process.bot_host``), and by a game worker that sees a bot's
 process die, hang or forge what it sends. Every fault message is written in this module.
+
+An ``exception`` fault carries the traceback of what the bot raised (``Fault.detail``, at most
+``MAX_TRACEBACK`` characters, the innermost frames kept): it travels after the one-line message,
+following its first newline, until the ``FaultBook`` splits it off. The game's record keeps the
+one line; the database keeps both (``arena faults``).
 """
 
 from __future__ import annotations
 
 import random
 import signal
+import traceback
 from dataclasses import dataclass
 from typing import Any
 
 from arena.referee.watchdog import MoveTimeout
 
 NO_ANSWER = object()  # what a bot "returned" when its call raised
+MAX_TRACEBACK = 4000  # characters of an exception's traceback kept with its fault
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +30,7 @@ class Fault:
     decision: int  # 0 for start(), -1 for end(), else the game's decision number
     kind: str  # "exception", "illegal", "timeout", "crash", "memory", "cpu"
     message: str
+    detail: str = ""  # the traceback of an exception (not part of the game's record)
 
     def to_json(self) -> dict:
         return {
@@ -38,6 +46,25 @@ def describe(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     detail = f": {text[0][:200]}" if text and text[0] else ""
     return f"{type(exc).__name__}{detail}"
+
+
+def with_traceback(exc: BaseException, message: str) -> str:
+    """``message``, then on the next lines the traceback of ``exc`` from the bot's own frames
+    (the referee's frame that called it is left out), bounded to ``MAX_TRACEBACK``."""
+    try:
+        tb = exc.__traceback__
+        text = "".join(traceback.format_exception(type(exc), exc, tb.tb_next if tb else None))
+    except BaseException:  # a hostile exception: its message is enough
+        return message
+    if len(text) > MAX_TRACEBACK:
+        text = "...\n" + text[-MAX_TRACEBACK:]
+    return f"{message}\n{text.rstrip()}"
+
+
+def split_detail(message: str) -> tuple[str, str]:
+    """(the one-line message, the traceback after it, if any)."""
+    line, _, detail = message.partition("\n")
+    return line, detail
 
 
 def _safe_repr(value: Any) -> str:
@@ -57,7 +84,9 @@ def classify(exc: BaseException, answer: Any, move_time: float) -> tuple[str, st
             return "timeout", f"no answer within {move_time:g} s"
         if isinstance(exc, ValueError) and answer is not NO_ANSWER:
             return "illegal", f"{_safe_repr(answer)} is not a legal action"
-        return ("memory" if isinstance(exc, MemoryError) else "exception"), describe(exc)
+        if isinstance(exc, MemoryError):
+            return "memory", describe(exc)
+        return "exception", with_traceback(exc, describe(exc))
     except BaseException:
         return "exception", f"{type(exc).__name__} (its message could not be read)"
 
@@ -146,7 +175,7 @@ class FaultBook:
     def fault(self, seat: int, decision: int, kind: str, message: str) -> None:
         """A fault in play or in ``start()``: ``max_faults`` of them forfeit the game."""
         self.faults[seat] += 1
-        self.log.append(Fault(seat, decision, kind, message))
+        self.log.append(Fault(seat, decision, kind, *split_detail(message)))
         if self.faults[seat] >= self.max_faults:
             self.forfeited[seat] = True
 
@@ -158,7 +187,7 @@ class FaultBook:
     def fault_at_end(self, seat: int, kind: str, message: str) -> None:
         """A fault in ``end()``: counted, but it cannot forfeit a game already over."""
         self.faults[seat] += 1
-        self.log.append(Fault(seat, -1, kind, in_end(message)))
+        self.log.append(Fault(seat, -1, kind, *split_detail(in_end(message))))
 
 
 class Fallback:

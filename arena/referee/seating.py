@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from arena.referee.clock import timed_call
-from arena.referee.faults import describe, in_start, not_created
+from arena.referee.faults import describe, in_start, not_created, with_traceback
 from arena.referee.interrupt import Interrupt
 from arena.referee.watchdog import Watchdog
 
@@ -45,7 +45,7 @@ def seat_up(
     except BaseException as exc:  # a hostile __setattr__ or act property: it cannot play
         if interrupt is not None:
             interrupt.pass_on(exc)
-        return Seating(None, None, "exception", describe(exc), seconds)
+        return Seating(None, None, "exception", with_traceback(exc, describe(exc)), seconds)
     # Looked up on the class: arena.Bot.__getattr__ makes a miss on the object costly.
     if getattr(type(bot), "start", None) is not None:
         kind, message, more = timed_call(watchdog, limit, bot.start, info, interrupt=interrupt)

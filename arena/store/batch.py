@@ -30,24 +30,26 @@ def write_batch(
         # The ids SQLite would give one by one (max + 1), given here so that each table is
         # written with a few statements of many rows each.
         first_id = db.execute("SELECT COALESCE(MAX(id), 0) FROM games").fetchone()[0] + 1
-        games, seats, placings, faults = _rows(run_id, items, first_id, time.time())
+        games, seats, placings, faults, tracebacks = _rows(run_id, items, first_id, time.time())
         _insert(db, "games", GAME_COLUMNS, games)
         _insert(db, "seats", 7, seats)
         _insert(db, "placings", 4, placings)
         _insert(db, "faults", 5, faults)
+        _insert(db, "fault_tracebacks", 4, tracebacks)
         db.executemany(
             "INSERT OR REPLACE INTO ratings(game, bot, mu, sigma, pi, tau) VALUES (?,?,?,?,?,?)",
             [(game, bot, mu, sigma, pi, tau) for bot, (pi, tau, mu, sigma) in ratings.items()],
         )
 
 
-def _rows(run_id: int, items, first_id: int, now: float) -> tuple[list, list, list, list]:
-    """The values of the rows of games, seats, placings and faults, each table's as one flat list;
-    the games get the ids from ``first_id`` on."""
+def _rows(run_id: int, items, first_id: int, now: float) -> tuple[list, list, list, list, list]:
+    """The values of the rows of games, seats, placings, faults and fault tracebacks, each
+    table's as one flat list; the games get the ids from ``first_id`` on."""
     games: list = []
     seats: list = []
     placings_: list = []
     faults: list = []
+    tracebacks: list = []
     for game_id, (index, board, outcome, placings) in enumerate(items, first_id):
         bots = outcome.bots
         games += (
@@ -79,7 +81,9 @@ def _rows(run_id: int, items, first_id: int, now: float) -> tuple[list, list, li
         )
         for fault in outcome.fault_log:
             faults += (game_id, fault.seat, fault.decision, fault.kind, fault.message)
-    return games, seats, placings_, faults
+            if fault.detail:
+                tracebacks += (game_id, fault.seat, fault.decision, fault.detail)
+    return games, seats, placings_, faults, tracebacks
 
 
 def _insert(db: sqlite3.Connection, table: str, columns: int | tuple, values: list) -> None:

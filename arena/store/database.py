@@ -30,6 +30,7 @@ from arena.store.schema import (
     connect,
     explain,
     has_bot_versions,
+    has_fault_tracebacks,
     transaction,
 )
 from arena.store.versions import BotVersion, read_source, read_versions, record_version
@@ -46,6 +47,9 @@ class RunInfo:
     settings: dict = field(default_factory=dict)  # how it was last played: isolation, bot limits
 
 
+# A run to continue: not finished, nor stopped by --fail-fast (its bot is being fixed: the same
+# command then starts a new run).
+_UNFINISHED = "status NOT IN ('finished', 'stopped')"
 _SEAT_KEYS = ("seat", "bot", "score", "rank", "faults", "forfeit")
 _FAULT_KEYS = ("seat", "decision", "kind", "message")
 
@@ -119,7 +123,7 @@ class Store:
     def find_run(self, config: dict) -> RunInfo | None:
         """The latest unfinished run with exactly this configuration."""
         key = json.dumps(config, sort_keys=True)
-        runs = self._runs("config=? AND status!='finished'", (key,), limit=1)
+        runs = self._runs(f"config=? AND {_UNFINISHED}", (key,), limit=1)
         return runs[0] if runs else None
 
     def finished_run(self, config: dict) -> RunInfo | None:
@@ -129,10 +133,10 @@ class Store:
         return runs[0] if runs else None
 
     def unfinished_runs(self) -> list[RunInfo]:
-        return self._runs("status!='finished'")
+        return self._runs(_UNFINISHED)
 
     def latest_unfinished_run(self) -> RunInfo | None:
-        runs = self._runs("status!='finished'", limit=1)
+        runs = self._runs(_UNFINISHED, limit=1)
         return runs[0] if runs else None
 
     def games_done(self, run_id: int, game: str) -> int:
@@ -283,8 +287,9 @@ class Store:
             where.append("g.run_id = ?")
             args.append(run_id)
         if bot is not None:
-            where.append("EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id AND s.bot = ?)")
-            args.append(bot)
+            clause, bot_args = _bot_versions_clause("s.bot", bot)
+            where.append(f"EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id AND {clause})")
+            args.extend(bot_args)
         sql = (
             "SELECT g.id FROM games g"
             + (" WHERE " + " AND ".join(where) if where else "")
@@ -304,6 +309,69 @@ class Store:
         )
         return info
 
+    # --- faults (``arena faults``, the end of ``arena run``) ------------------------------------
+    def fault_list(
+        self,
+        bot: str | None = None,
+        run_id: int | None = None,
+        game: str | None = None,
+        limit: int = 20,
+    ) -> list[dict]:
+        """The latest faults, newest first: game id, run, game, seat, bot, decision, kind,
+        message and the traceback of an exception ("" when none was kept)."""
+        where, args = [], []
+        if bot is not None:
+            clause, bot_args = _bot_versions_clause("s.bot", bot)
+            where.append(clause)
+            args.extend(bot_args)
+        for column, value in (("g.run_id", run_id), ("g.game", game)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                args.append(value)
+        traceback = "t.traceback" if self._guard(has_fault_tracebacks, self.db) else "NULL"
+        join = (
+            "LEFT JOIN fault_tracebacks t ON t.game_id = f.game_id AND t.seat = f.seat "
+            "AND t.decision = f.decision"
+            if traceback != "NULL"
+            else ""
+        )
+        sql = (
+            f"SELECT f.game_id, g.run_id, g.game, f.seat, s.bot, f.decision, f.kind, f.message, "
+            f"{traceback} FROM faults f JOIN games g ON g.id = f.game_id "
+            f"JOIN seats s ON s.game_id = f.game_id AND s.seat = f.seat {join}"
+            + (" WHERE " + " AND ".join(where) if where else "")
+            + " ORDER BY f.game_id DESC, f.rowid DESC LIMIT ?"
+        )
+        keys = ("game_id", "run", "game", "seat", "bot", "decision", "kind", "message", "traceback")
+        rows = self._rows(sql, (*args, limit))
+        return [dict(zip(keys, (*row[:-1], row[-1] or ""), strict=True)) for row in rows]
+
+    def fault_counts(self, run_id: int) -> dict[str, dict[str, int]]:
+        """Faults of one run, per bot and kind."""
+        counts: dict[str, dict[str, int]] = {}
+        sql = (
+            "SELECT s.bot, f.kind, COUNT(*) FROM faults f JOIN games g ON g.id = f.game_id "
+            "JOIN seats s ON s.game_id = f.game_id AND s.seat = f.seat WHERE g.run_id = ? "
+            "GROUP BY s.bot, f.kind ORDER BY s.bot, f.kind"
+        )
+        for bot, kind, count in self._rows(sql, (run_id,)):
+            counts.setdefault(bot, {})[kind] = count
+        return counts
+
+    def game_id(self, run_id: int, game: str, index: int) -> int | None:
+        """The id of the stored game ``index`` of the run's schedule of ``game``."""
+        rows = self._rows(
+            "SELECT id FROM games WHERE run_id = ? AND game = ? AND idx = ?", (run_id, game, index)
+        )
+        return rows[0][0] if rows else None
+
+    def stored_bots(self) -> list[str]:
+        """Every bot with a stored game."""
+        return [row[0] for row in self._rows("SELECT DISTINCT bot FROM seats ORDER BY bot")]
+
+    def run_ids(self) -> list[int]:
+        return [row[0] for row in self._rows("SELECT id FROM runs ORDER BY id")]
+
     def _dicts(self, table: str, columns: tuple[str, ...], where: str, *args) -> list[dict]:
         sql = f"SELECT {', '.join(columns)} FROM {table} WHERE {where}"
         return [dict(zip(columns, row, strict=True)) for row in self._rows(sql, args)]
@@ -315,3 +383,11 @@ class Store:
                     self.db.execute(f"DELETE FROM {table}")
 
         self._guard(wipe)
+
+
+def _bot_versions_clause(column: str, bot: str) -> tuple[str, list]:
+    """SQL matching the stored names of a bot: ``name`` is every version of it (``name``,
+    ``name@2``, ...), ``name@N`` that version only."""
+    if "@" in bot:
+        return f"{column} = ?", [bot]
+    return f"({column} = ? OR substr({column}, 1, ?) = ?)", [bot, len(bot) + 1, bot + "@"]

@@ -6,6 +6,9 @@ get the column when opened for writing (older arenas ignore it, so the schema ve
 opened for reading only, they are read without it. Files made before bots had versions get the
 ``bot_versions`` table the same way: every bot already stored is version 1 of itself, under its
 plain name, so nothing stored is rewritten.
+Likewise the table of fault tracebacks
+(``FAULT_TRACEBACKS``): added to an older file opened for writing, and read as empty from an older
+file opened for reading only.
 """
 
 from __future__ import annotations
@@ -18,7 +21,19 @@ from pathlib import Path
 SCHEMA_VERSION = 1
 APPLICATION_ID = 0x4152454E  # "AREN": marks the file as an arena database
 
-SCHEMA = """
+# Added by issue 16 (the traceback of each exception fault); an older file gets it in place.
+FAULT_TRACEBACKS = """
+CREATE TABLE IF NOT EXISTS fault_tracebacks (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    seat INTEGER NOT NULL,
+    decision INTEGER NOT NULL,
+    traceback TEXT NOT NULL  -- of an exception fault, at most referee.faults.MAX_TRACEBACK long
+);
+CREATE INDEX IF NOT EXISTS fault_tracebacks_by_game ON fault_tracebacks (game_id, seat, decision);
+"""
+
+SCHEMA = (
+    """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS runs (
     id INTEGER PRIMARY KEY,
@@ -88,6 +103,8 @@ CREATE TABLE IF NOT EXISTS ratings (
     PRIMARY KEY (game, bot)
 );
 """
+    + FAULT_TRACEBACKS
+)
 
 # The columns of a game's row, in the order the table has them.
 GAME_COLUMNS = ("id", "run_id", "game", "idx", "board", "seed", "players", "decisions", "seconds",
@@ -95,6 +112,7 @@ GAME_COLUMNS = ("id", "run_id", "game", "idx", "board", "seed", "players", "deci
 # children before parents
 TABLES = (
     "batch_ratings",
+    "fault_tracebacks",
     "faults",
     "placings",
     "seats",
@@ -161,6 +179,7 @@ def connect(path: Path, create: bool, timeout: float) -> tuple[sqlite3.Connectio
             db.execute("PRAGMA synchronous = NORMAL")
         if create:
             _add_bot_versions(db)
+            _add_fault_tracebacks(db)
         has_settings = _has_run_settings(db, add=create)
         add_batch_rating_cache(db)
         return db, has_settings
@@ -245,6 +264,22 @@ def add_batch_rating_cache(db: sqlite3.Connection) -> bool:
     except sqlite3.OperationalError:
         return False
     return True
+
+
+def _add_fault_tracebacks(db: sqlite3.Connection) -> None:
+    """The table of fault tracebacks, in a file made before it existed (issue 16): an upgrade in
+    place that keeps every row (older arenas ignore the table, so the schema version stays)."""
+    for statement in FAULT_TRACEBACKS.split(";"):
+        if statement.strip():
+            db.execute(statement)
+
+
+def has_fault_tracebacks(db: sqlite3.Connection) -> bool:
+    """Whether the file has the table (an older file opened for reading only may not)."""
+    row = db.execute(
+        "SELECT 1 FROM sqlite_master WHERE type='table' AND name='fault_tracebacks'"
+    ).fetchone()
+    return row is not None
 
 
 def _check_intact(db: sqlite3.Connection, path: Path) -> None:

@@ -6,8 +6,8 @@ seed = "spring-cup"
 move_time = 1.0           # seconds per decision
 max_faults = 3
 jobs = 2                  # optional; default: the number of cores
-db = "leaderboard/spring.db"   # optional
-bots_dir = ["bots", "ladder"]  # optional; default ./bots
+db = "../leaderboard/spring.db"   # optional; paths are relative to this file
+bots_dir = ["../bots", "../ladder"]  # optional; default ./bots
 records = true
 
 [game.twenty-down]        # leave out every [game.*] table to play every game
@@ -25,6 +25,7 @@ params = { max_deals = 30 }
 from __future__ import annotations
 
 import difflib
+import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -142,7 +143,19 @@ def _settings(path: Path, settings: dict[str, Any]) -> dict[str, Any]:
         raise TournamentFileError(f"{path}: bots_dir must be a folder or a list of folders")
     if settings.get("bots_dir") == []:
         raise TournamentFileError(f"{path}: bots_dir names no folder; leave it out for ./bots")
+    # Paths in the file are relative to the file, wherever arena is run from.
+    if "db" in settings:
+        settings["db"] = _beside(path, settings["db"])
+    if isinstance(settings.get("bots_dir"), str):
+        settings["bots_dir"] = _beside(path, settings["bots_dir"])
+    elif "bots_dir" in settings:
+        settings["bots_dir"] = [_beside(path, folder) for folder in settings["bots_dir"]]
     return settings
+
+
+def _beside(path: Path, value: str) -> str:
+    """A path written in the tournament file ``path``, as seen from the current directory."""
+    return os.path.normpath(path.parent / Path(value).expanduser())
 
 
 def _section(path: Path, name: str, table) -> GameSection:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Collection
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from arena.games.base import Game, InvalidParametersError
@@ -95,10 +95,13 @@ def build_tournament(
     source: str | Path | None = None,
     from_file: Collection[str] = (),
     match: dict | None = None,
+    variant: str | None = None,
+    params: dict[str, int] | None = None,
 ) -> Tournament:
     """``sections`` come from the tournament file ``source``, and so do the settings named in
     ``from_file`` (``games``, ``move_time``, ``max_faults``, ``bots``); the rest from the
-    command line. Errors name each value where it came from."""
+    command line. ``variant`` and ``params`` (--variant, --param) apply to every game of the run,
+    over its section's. Errors name each value where it came from."""
     where = _Where(source, from_file)
     sections = sections or []
     check_settings(games_per_game, move_time, max_faults, bots, sections, source, from_file)
@@ -109,7 +112,9 @@ def build_tournament(
         raise PlanError(f"{where.bots()}{exc}") from None
     by_game = _sections_by_game(registry, sections, where)
     chosen = _chosen_games(registry, game_names, by_game)
-    plans = _plans(registry, chosen, by_game, bots, players, game_names, where)
+    explicit_games = bool(game_names or by_game)
+    by_game = _with_options(registry, chosen, by_game, variant, params or {})
+    plans = _plans(registry, chosen, by_game, bots, players, game_names, where, explicit_games)
     _check_every_bot_plays(registry, bots, plans, where)
     if not plans:
         raise PlanError("no game has at least 2 bots to play it; add bot files to bots/")
@@ -162,10 +167,11 @@ def _plans(
     players: int | None,
     game_names: list[str] | None,
     where: _Where,
+    explicit_games: bool,
 ) -> list[GamePlan]:
-    """The plan of each chosen game with at least 2 bots; a game asked for by name (--game or a
-    file section) with fewer is an error, another is left out."""
-    explicit_games = bool(game_names or by_game)
+    """The plan of each chosen game with at least 2 bots; a game asked for by name
+    (``explicit_games``: --game or a file section) with fewer is an error, another is left
+    out."""
     plans = []
     for game_name in chosen:
         section = by_game.get(game_name, GameSection(game_name))
@@ -278,7 +284,7 @@ def _table_bots(
     A bot named for a game it does not play is an error when the game was asked for by name."""
     wanted = section.bots or bots
     if not wanted:
-        return [b.name for b in registry.bots_for(game_name)]
+        return [b.name for b in registry.default_bots_for(game_name)]
     named = where.section_bots(section)
     canonical = []
     for bot in wanted:
@@ -336,6 +342,35 @@ def _game_plan(game: Game, bots: list[str], section: GameSection, where: _Where)
         params=dict(section.params),
         environment=environment,
     )
+
+
+def _with_options(
+    registry: Registry,
+    chosen: list[str],
+    by_game: dict[str, GameSection],
+    variant: str | None,
+    params: dict[str, int],
+) -> dict[str, GameSection]:
+    """The game sections with --variant and --param applied (checked here: an error names the
+    option, not the file)."""
+    if variant is None and not params:
+        return by_game
+    options = " ".join(
+        ([f"--variant {variant}"] if variant else [])
+        + [f"--param {k}={v}" for k, v in params.items()]
+    )
+    out = dict(by_game)
+    for name in chosen:
+        section = by_game.get(name, GameSection(name))
+        section = replace(
+            section, variant=variant or section.variant, params={**section.params, **params}
+        )
+        try:
+            registry.games[name].cls(variant=section.variant, **section.params)
+        except InvalidParametersError as exc:
+            raise PlanError(f"{options}: {exc}") from None
+        out[name] = section
+    return out
 
 
 def _check_every_bot_plays(

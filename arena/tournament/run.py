@@ -22,7 +22,9 @@ from arena.execution.context import PlayContext
 from arena.games.base import Game
 from arena.plugins.loading import Registry
 from arena.ratings.trueskill import RatingTable
+from arena.referee.faults import Fault
 from arena.referee.interrupt import Interrupt
+from arena.referee.outcome import GameOutcome
 from arena.store.database import Store
 from arena.tournament.match import MatchStopper, Stopper
 from arena.tournament.plan import GamePlan, Tournament
@@ -46,6 +48,12 @@ class RunSummary:
     seconds: float
     interrupted: bool = False
     resumed: bool = False
+    # --fail-fast: the game whose fault stopped the run (stored), and that fault
+    stopped_by: tuple[str, int, GameOutcome, Fault] | None = None
+
+
+class _FailFast(Exception):
+    """A bot faulted in a run with ``fail_fast``: the game, its index and outcome, the fault."""
 
 
 def run_tournament(
@@ -56,10 +64,13 @@ def run_tournament(
     resume: bool = True,
     progress: ProgressCallback | None = None,
     stopper: Stopper | None = None,
+    fail_fast: bool = False,
 ) -> RunSummary:
     """Play the tournament's games that are not stored yet, rate them, store them. A match
     (``tournament.match``) stops once its ``stopper`` (default: ``tournament.match``'s) says so,
-    between whole boards."""
+    between whole boards. ``fail_fast``: stop after storing the first game in which a bot faulted
+    (``stopped_by``); the run is marked stopped: not continued by the same command, which starts
+    a new run."""
     run_id, resumed = _open_run(store, tournament, resume)
     games, schedules = _schedules(tournament, registry, store, run_id)
     if tournament.match is not None:
@@ -84,10 +95,15 @@ def run_tournament(
     try:
         with _ctrl_c(saver), make_backend(context, tournament.isolation, jobs) as backend:
             for plan, schedule, done in schedules:
-                _play_plan(plan, schedule, done, backend, saver, summary, progress, stopper)
+                _play_plan(
+                    plan, schedule, done, backend, saver, summary, progress, stopper, fail_fast
+                )
         if stopper is not None:
             store.set_note(f"match/{run_id}", stopper.result())
         store.set_run_status(run_id, "finished")
+    except _FailFast as stop:
+        summary.stopped_by = stop.args
+        store.set_run_status(run_id, "stopped")
     except KeyboardInterrupt:
         summary.interrupted = True
         store.set_run_status(run_id, "interrupted")
@@ -181,6 +197,7 @@ def _play_plan(
     summary: RunSummary,
     progress: ProgressCallback | None,
     stopper: Stopper | None = None,
+    fail_fast: bool = False,
 ) -> None:
     """Play one game's schedule; rate and store the outcomes in schedule order, in batches, until
     the ``stopper`` (if any) says to stop."""
@@ -199,6 +216,8 @@ def _play_plan(
             summary.games_played += 1
             summary.decisions += outcome.decisions
             count += 1
+            if fail_fast and outcome.fault_log:
+                raise _FailFast(plan.game, item.index, outcome, outcome.fault_log[0])
             if stopper is not None and stopper.add(item.board, placings):
                 break
             now = time.perf_counter()

@@ -53,6 +53,8 @@ class RunOptions:
     resume: bool = False
     again: bool = False  # play a finished run's very games once more
     match: dict | None = None  # ``arena match``: the SPRT's settings (Tournament.match)
+    variant: str | None = None  # --variant, for every game of the run (over the file's)
+    params: dict[str, int] | None = None  # --param KEY=VALUE, likewise
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,8 @@ class TournamentRequest:
     source: Path | None
     from_file: frozenset[str]
     match: dict | None = None
+    variant: str | None = None
+    params: dict[str, int] | None = None
 
     def build(self, registry: Registry) -> Tournament:
         return build_tournament(registry, **{f.name: getattr(self, f.name) for f in fields(self)})
@@ -154,7 +158,7 @@ def _check_given(key: str, value, settings: dict, source: Path | None) -> None:
 
 def _bots_dirs(given: list[Path] | Path | None, in_file: str | list[str] | None) -> list[Path]:
     if given is None and in_file is not None:
-        # Folders in a tournament file are relative to the working directory, like ./bots.
+        # (folders in a tournament file are relative to it: resolved when the file was read)
         return [Path(d) for d in ([in_file] if isinstance(in_file, str) else in_file)]
     return [given] if isinstance(given, Path | str) else list(given or [])
 
@@ -187,6 +191,8 @@ def _request(options: RunOptions, tournament_file: TournamentFile | None) -> Tou
         source=tournament_file.path if tournament_file is not None else None,
         from_file=frozenset(key for key in FILE_NAMED if given[key] is None and key in settings),
         match=options.match,
+        variant=options.variant,
+        params=options.params,
     )
 
 

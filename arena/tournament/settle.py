@@ -64,11 +64,13 @@ def settle(
             warn(registry)
             return registry, *guessed
         registry = load_registry(plan.bots_dirs)  # the guess was wrong: the second load
+    made = _made_by_opening(plan.db)
     store = open_store(plan.db)
     try:
         return registry, store, settle_run(plan, registry, store)
     except BaseException:
         store.close()
+        _remove_made(made)  # a run that cannot be settled leaves no empty database behind
         raise
 
 
@@ -76,19 +78,45 @@ def _settle_if_isolated(
     plan: RunPlan, registry: Registry, open_store: Callable[[Path], Store]
 ) -> tuple[Store, SettledRun] | None:
     """(store, settled run) if the run settles and plays with process isolation, else None."""
+    made = _made_by_opening(plan.db)
     store = open_store(plan.db)
     try:
         settled = settle_run(plan, registry, store)
-    except PlanError:
+    except BaseException as exc:
         store.close()
-        return None
-    except BaseException:
-        store.close()
+        _remove_made(made)
+        if isinstance(exc, PlanError):
+            return None
         raise
     if settled.isolation != "process":
         store.close()
+        _remove_made(made)
         return None
     return store, settled
+
+
+def _made_by_opening(db: Path) -> list[Path]:
+    """The database file and the folders above it that opening ``db`` would create."""
+    made, path = [], db
+    while not path.exists():
+        made.append(path)
+        if path.parent == path:
+            break
+        path = path.parent
+    return made
+
+
+def _remove_made(made: list[Path]) -> None:
+    """Remove what opening a database made (``_made_by_opening``), if nothing else was put there."""
+    if not made:
+        return
+    for extra in ("-wal", "-shm", "-journal"):
+        made[0].with_name(made[0].name + extra).unlink(missing_ok=True)
+    for path in made:
+        try:
+            path.unlink() if path == made[0] else path.rmdir()
+        except OSError:
+            return
 
 
 def settle_run(plan: RunPlan, registry: Registry, store: Store) -> SettledRun:

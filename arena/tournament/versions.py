@@ -60,7 +60,9 @@ def identify(spec: BotSpec) -> Identity:
     facts: dict = {"name": spec.plugin_name}
     facts["settings"] = [[key, _setting_text(value)] for key, value in spec.settings]
     source = None
-    if kind == "file":
+    if kind == "file" and Path(where).is_dir():  # a bot package: every file of its folder
+        facts["package"] = _folder_digest(Path(where))
+    elif kind == "file":
         data = Path(where).read_bytes()
         facts["file"] = hashlib.sha256(data).hexdigest()
         try:
@@ -69,10 +71,32 @@ def identify(spec: BotSpec) -> Identity:
             source = None
     elif kind == "entry-point":
         facts["entry_point"] = [where, *_distribution(where)]
-    else:
+    else:  # a bundled bot, or one registered by code: its class, and the file defining it
         facts["class"] = f"{spec.cls.__module__}.{spec.cls.__qualname__}"
+        defined_in = _source_file(spec.cls)
+        if defined_in is not None:
+            facts["file"] = hashlib.sha256(defined_in.read_bytes()).hexdigest()
     digest = hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()
     return Identity(digest[:16], kind, source)
+
+
+def _folder_digest(folder: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+            digest.update(str(path.relative_to(folder)).encode() + b"\0")
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def _source_file(cls) -> Path | None:
+    import inspect
+
+    try:
+        path = inspect.getsourcefile(cls)
+    except (TypeError, OSError):
+        return None
+    return Path(path) if path and Path(path).is_file() else None
 
 
 def _distribution(entry_point: str) -> list[str]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from arena.games.base import Game, InvalidParametersError
 from arena.limits import PlanError, check_setting
-from arena.plugins.loading import Registry, UnknownNameError
+from arena.plugins.loading import BUNDLED, Registry, UnknownNameError
 from arena.views.human_seat import HUMAN, choose_seat
 
 
@@ -36,6 +36,8 @@ def set_up_game(
     seat: int | None,
     seed: str | None,
     move_time: float,
+    variant: str | None = None,
+    params: dict[str, int] | None = None,
 ) -> HumanGame:
     """The game ``arena play`` starts. ``bots`` None: every bot that plays it; ``players`` None:
     the person and the bots, if the game allows that many; ``seat`` and ``seed`` None: chosen.
@@ -46,7 +48,7 @@ def set_up_game(
         raise HumanGameError(str(exc)) from None
     if bots == []:
         raise HumanGameError("--bots names no bot; leave it out to play every bot")
-    names = bots if bots is not None else sorted(b.name for b in registry.bots_for(spec.name))
+    names = bots if bots is not None else _default_bots(registry, spec.name)
     _check_bots(registry, spec.name, names)
     names = [registry.bot(name).name for name in names]  # (name@N: the version's stored name)
     cls = spec.cls
@@ -54,6 +56,8 @@ def set_up_game(
         players = len(names) + 1
         if not cls.min_players <= players <= cls.max_players:
             players = cls.default_players
+    if bots is None:
+        names = names[: players - 1]  # more than the table holds: your own bots first
     if len(names) > players - 1:
         raise HumanGameError(
             f"{spec.name} at {players} seats has room for you and {players - 1} bot"
@@ -61,7 +65,7 @@ def set_up_game(
             + (" (use --players)" if cls.min_players != cls.max_players else "")
         )
     try:
-        table = cls(players=players)
+        table = cls(players=players, variant=variant, **(params or {}))
         check_setting("move_time", move_time)
     except (InvalidParametersError, PlanError) as exc:
         raise HumanGameError(str(exc)) from None
@@ -71,6 +75,15 @@ def set_up_game(
     elif not 0 <= seat < players:
         raise HumanGameError(f"--seat must be 0 to {players - 1}, not {seat}")
     return HumanGame(table, names, seat, seed)
+
+
+def _default_bots(registry: Registry, game: str) -> list[str]:
+    """The bots a game is played against when none are named: those a run fields by default,
+    the plugins' (your own) before the bundled ones, each by name."""
+    specs = registry.default_bots_for(game)
+    return sorted(s.name for s in specs if s.source != BUNDLED) + sorted(
+        s.name for s in specs if s.source == BUNDLED
+    )
 
 
 def _check_bots(registry: Registry, game: str, names: list[str]) -> None:

@@ -6,6 +6,11 @@ itself (``QH``, ``7C 9D``, ``stand``, ``H``, ``stay``). An invalid answer is exp
 again. End of input, ``q`` or Ctrl-C leave the game: the referee is told it was the person, not a
 fault (the game's ``Interrupt``), and ``play`` reports how they left.
 
+After the first view, only the lines of the table that changed are shown (``?`` shows it all
+again, with a summary of the game's rules, ``Game.rules_summary``); each line is cut to 80
+columns. A move that is the only legal one is played for the person and shown, unless
+``ask_forced``.
+
 ``play`` runs one game in this process with ``referee.inline.play_game``: the human seat has no time
 limit, the bots keep theirs. Between the person's decisions the game is told from their seat as it
 happens (``Game.narrator``), so they see every public move of the bots — the cards
@@ -28,7 +33,7 @@ from typing import Any
 from arena.bot import Bot
 from arena.cards import Card, CardError, Suit, parse_cards, parse_suit
 from arena.games.base import Game, State
-from arena.games.narration import Narrator, Style, ordinal
+from arena.games.narration import Narrator, Style, fit, ordinal
 from arena.referee.inline import play_game
 from arena.referee.interrupt import Interrupt
 from arena.views.replay import menu, step
@@ -131,9 +136,12 @@ class HumanSeat(Bot):
         read: Callable[[str], str],
         write: Callable[[str], None],
         interrupt: Interrupt | None = None,
+        ask_forced: bool = False,
     ):
         super().__init__()
         self.game = game
+        self.ask_forced = ask_forced
+        self.shown: list[str] | None = None  # the table as the person last saw it
         self.interrupt = interrupt or Interrupt()
         self.names = list(names)
         self.style = style
@@ -146,16 +154,29 @@ class HumanSeat(Bot):
         self.interrupt.requested = True  # the referee passes it on instead of faulting us
         raise HumanLeft(reason)
 
-    def _show(self, observation) -> None:
+    def _show(self, observation, everything: bool = False) -> None:
+        """The table (after the first time, only its lines that changed), the numbered moves."""
+        lines = [
+            part
+            for line in self.game.table_view(observation, self.names, self.style)
+            for part in fit(line)
+        ]
+        seen = set(self.shown or ()) if not everything else set()
+        self.shown = lines
         self.write("")
-        for line in self.game.table_view(observation, self.names, self.style):
-            self.write(line)
+        for line in lines:
+            if line not in seen:
+                self.write(line)
         self.write(self.game.prompt_title(observation))
         for line in menu(observation.legal_actions, self.style):
             self.write(line)
 
     def act(self, observation):
         legal = observation.legal_actions
+        arrow = "->" if self.style.ascii else "→"
+        if len(legal) == 1 and not self.ask_forced:
+            self.write(f"  {arrow} you {self._verb(legal[0])} (your only move)")
+            return legal[0]
         self._show(observation)
         while True:
             try:
@@ -168,19 +189,23 @@ class HumanSeat(Bot):
             if word in LEAVE_WORDS:
                 self._leave("quit")
             if word in HELP_WORDS:
-                self._show(observation)
-                self.write(
-                    "answer with the number of a move, or the move itself: a card (QH, 10H), "
-                    "the cards to discard (7C 9D; stand for none), a suit (H), stay, drop"
-                )
+                self._help(observation)
                 continue
             index, error = parse_choice(text, legal, self.style)
             if index is None:
                 self.write(f"  ✗ {error}" if not self.style.ascii else f"  x {error}")
                 continue
-            arrow = "->" if self.style.ascii else "→"
             self.write(f"  {arrow} you {self._verb(legal[index])}")
             return legal[index]
+
+    def _help(self, observation) -> None:
+        """``?``: the rules of the game in a few lines, the whole table, how to answer."""
+        self.write("")
+        for line in (self.game.rules_summary or f"the rules of {self.game.name}").splitlines():
+            self.write(line)
+        self._show(observation, everything=True)
+        self.write("answer with the number of a move, or the move itself: a card (QH, 10H),")
+        self.write("the cards to discard (7C 9D; stand for none), a suit (H), stay, drop")
 
     def _verb(self, action) -> str:
         text = self.style.action(action)
@@ -276,6 +301,16 @@ class PlayResult:
     left: str | None = None  # "end of input", "quit", "interrupted"
 
 
+def _fitted(write: Callable[[str], None]) -> Callable[[str], None]:
+    """``write``, each line cut to 80 columns (``fit``)."""
+
+    def emit(line: str) -> None:
+        for part in fit(line):
+            write(part)
+
+    return emit
+
+
 def choose_seat(seed: str, players: int) -> int:
     return random.Random(f"{seed}/human-seat").randrange(players)
 
@@ -304,13 +339,15 @@ def play(
     read: Callable[[str], str],
     write: Callable[[str], None],
     style: Style,
+    ask_forced: bool = False,
 ) -> PlayResult:
-    """One game with a person at ``seat``; Ctrl-C anywhere (in a bot too) leaves it cleanly."""
+    """One game with a person at ``seat``; Ctrl-C anywhere (in a bot too) leaves it cleanly.
+    ``ask_forced``: ask for a move that is the only legal one too (else it is played)."""
     names = seat_bots(bots, game.players, seat)
     shown_names = [("you" if s == seat else n) for s, n in enumerate(names)]
     interrupt = Interrupt()
-    human = HumanSeat(game, shown_names, style, read, write, interrupt)
-    narrator = game.narrator(shown_names, write, seat=seat, style=style)
+    human = HumanSeat(game, shown_names, style, read, write, interrupt, ask_forced)
+    narrator = game.narrator(shown_names, _fitted(write), seat=seat, style=style)
     factories = [
         (lambda: human) if s == seat else registry.bots[name].create for s, name in enumerate(names)
     ]

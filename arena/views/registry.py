@@ -34,7 +34,7 @@ def game_rows(registry) -> list[list]:
 
 def unloaded_subfolders(folders: list) -> list[tuple[Path, Path]]:
     """(folder, sub-folder) for each sub-folder of a bots folder with ``*.py`` files in it that is
-    not itself loaded: e.g. the bundled search bots in ``bots/search/``."""
+    not itself loaded (a sub-folder with an ``__init__.py`` is a bot package, loaded)."""
     loaded = {Path(f).resolve() for f in folders}
     found = []
     for folder in map(Path, folders):
@@ -43,7 +43,7 @@ def unloaded_subfolders(folders: list) -> list[tuple[Path, Path]]:
         except OSError:
             continue
         for sub in subs:
-            if sub.name[0] in "._" or sub.resolve() in loaded:
+            if sub.name[0] in "._" or sub.resolve() in loaded or (sub / "__init__.py").exists():
                 continue
             if any(f.name[0] != "_" for f in sub.glob("*.py")):
                 found.append((folder, sub))

@@ -169,13 +169,13 @@ def menu(legal: Sequence[Any], style: Style, width: int = 80) -> list[str]:
     return rows
 
 
-def output_style(force_ascii: bool = False) -> Style:
+def output_style(force_ascii: bool = False, colour: bool = False) -> Style:
     """The card style for standard output. A stream that cannot write ♥ gets ASCII cards, and
     the few other symbols (→, —) are replaced rather than failing."""
     ascii_only = stream_wants_ascii(sys.stdout)
     if ascii_only and hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(errors="replace")
-    return Style(ascii=force_ascii or ascii_only)
+    return Style(ascii=force_ascii or ascii_only, colour=colour)
 
 
 # --- a stored game's facts, checking it, and one seat's inputs -----------------------------------

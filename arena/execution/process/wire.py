@@ -55,7 +55,7 @@ FAULT = -2  # the code of a fault, described in the JSON part
 NOT_CREATED = -3  # the code of a ``new`` whose bot could not be created: a fault, described too
 _ANSWERS = struct.Struct("<II")  # number of answers, bytes of JSON
 MAX_ANSWERS = 1 << 24
-MAX_DESCRIPTION = 500  # characters of a fault's message that are kept
+MAX_DESCRIPTION = 5000  # characters of a fault's message kept: its line and a traceback (faults.py)
 MAX_SHARED = 10_000  # tuples of one engine table that both ends memorise (every pair: 2,704)
 
 

@@ -33,10 +33,17 @@ from typing import Any, ClassVar
 import arena.games.base as base
 from arena.cards import ACE, CARDS, KING, RANK_OF, Card, full_pack, parse_card
 from arena.games.base import TERMINAL, Chance, GameResult, clone_fields, competition_ranks, to_plain
-from arena.games.discards import MAX_DISCARD, PAIR, SINGLE, discards_of_five, discards_up_to  # noqa: F401 (the wire memorises a module's tables)
+from arena.games.discards import (  # noqa: F401 (the wire memorises a module's tables)
+    MAX_DISCARD,
+    PAIR,
+    SINGLE,
+    as_discard,
+    discards_of_five,
+    discards_up_to,
+)
 from arena.games.how_low.bot_template import TEMPLATE
 from arena.games.how_low.hands import HAND_SIZE, REDRAW, ROUNDS, VALUE
-from arena.games.how_low.view import HowLowNarrator, prompt_line, table_lines
+from arena.games.how_low.view import RULES, HowLowNarrator, prompt_line, table_lines
 
 ACE_OF_HEARTS = CARDS[2 * 13 + ACE]
 ACE_OF_DIAMONDS = CARDS[3 * 13 + ACE]
@@ -93,6 +100,8 @@ class HowLowObservation(base.Observation):
     * ``shown`` — ``whalen`` only: ``(seat, hand)`` for every hand shown for a redraw this deal
     * ``last_showdown`` — the latest ``Showdown`` (revealed hands, totals, chip changes) or None
     """
+
+    canonical_action = staticmethod(as_discard)  # a set of cards in any order
 
     __slots__ = (
         "hand",
@@ -563,17 +572,7 @@ _SHARED_FIELDS = base.other_slots(HowLowState, _COPIED_FIELDS, ("chance", "hands
 _new_observation = object.__new__
 
 
-def _as_card_tuple(action: Any) -> tuple | None:
-    """A discard given as a list/set/unsorted tuple of cards -> the sorted tuple, else None."""
-    if not isinstance(action, list | tuple | set | frozenset) or len(action) > MAX_DISCARD:
-        return None
-    cards = []
-    for c in action:
-        if isinstance(c, bool) or not isinstance(c, int) or not 0 <= c < 52:
-            return None
-        cards.append(CARDS[c])
-    cards.sort()
-    return tuple(cards)
+_as_card_tuple = as_discard
 
 
 class HowLowCanYouGo(base.Game):
@@ -594,6 +593,7 @@ class HowLowCanYouGo(base.Game):
     # (equal chips, or out in the same deal) in 2,000 random games: 1 %, never 0.
     rating_defaults: ClassVar[dict[str, float]] = {"beta": 25 / 3, "draw_probability": 0.01}
     bot_template = TEMPLATE
+    rules_summary = RULES
     narrator_class = HowLowNarrator
 
     def table_view(self, observation: HowLowObservation, names, style) -> list[str]:

@@ -132,5 +132,14 @@ def table_lines(obs, names, st: Style) -> list[str]:
     return lines
 
 
+RULES = """How Low Can You Go?, 2-10 players; the lowest hand wins chips from the bank.
+Card values: K 13, Q 12, J 11, 10 ... 2 as numbered, black aces 1, red aces -5.
+Five cards each; three exchange rounds: in turn, discard 0 to 3 cards and draw as many.
+Showdown: the lowest total wins 5 chips (below 0, or two red aces), 3 (0-10) or 2 (11+);
+tied lowest get 1 each. The highest total pays 2 into the bank (tied highest: 1 each).
+A player with no chips is out; the game ends when one player has chips (or after 50 deals).
+Full rules: docs/rules/how-low-can-you-go.md"""
+
+
 def prompt_line(obs) -> str:
     return PROMPT

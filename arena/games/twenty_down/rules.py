@@ -26,7 +26,7 @@ from typing import Any, ClassVar, NamedTuple
 import arena.games.base as base
 from arena.cards import ASCII_NAMES, DIAMONDS, HEARTS, SUITS, Card, piquet_pack
 from arena.games.base import TERMINAL, Chance, GameResult, clone_fields, competition_ranks
-from arena.games.discards import MAX_DISCARD, discards_of_five, discards_up_to
+from arena.games.discards import MAX_DISCARD, as_discard, discards_of_five, discards_up_to
 from arena.games.discards import PAIR as _PAIR  # noqa: F401 (the wire memorises a module's tables)
 from arena.games.discards import SINGLE as _SINGLE  # noqa: F401
 from arena.games.twenty_down.bot_template import TEMPLATE
@@ -40,7 +40,7 @@ from arena.games.twenty_down.phases import (
     STAY,
     TRUMP,
 )
-from arena.games.twenty_down.view import TwentyDownNarrator, prompt_line, table_lines
+from arena.games.twenty_down.view import RULES, TwentyDownNarrator, prompt_line, table_lines
 
 PACK: tuple[Card, ...] = tuple(piquet_pack())
 _SUIT: tuple[int, ...] = tuple(c // 13 for c in range(52))  # plain ints: faster than Suit objects
@@ -86,6 +86,8 @@ class TwentyDownObservation(base.Observation):
     ``last_tricks`` the tricks of the previous deal (empty in the first): the next deal starts as
     its fifth trick ends, and a seat that played early to that trick sees the rest only here.
     """
+
+    canonical_action = staticmethod(as_discard)  # a set of cards in any order
 
     __slots__ = (
         "hand",
@@ -530,6 +532,7 @@ class TwentyDown(base.Game):
     # (σ/2). 1.5 % of pairs tie (equal points) in 2,000 random games: 2 %, never 0.
     rating_defaults: ClassVar[dict[str, float]] = {"beta": 25 / 3 / 2, "draw_probability": 0.02}
     bot_template = TEMPLATE
+    rules_summary = RULES
     narrator_class = TwentyDownNarrator
 
     def table_view(self, observation: TwentyDownObservation, names, style) -> list[str]:

@@ -166,14 +166,40 @@ def table_lines(obs, names, st: Style) -> list[str]:
             + ", ".join(f"seat {s} {t}" for s, t in enumerate(obs.tricks_won))
         )
         if obs.current_trick:
+            best = winning(obs.current_trick, obs.trump)
+            mark = " *wins so far*" if st.ascii else " ◀ wins so far"
             lines.append(
                 "this trick: "
-                + ", ".join(f"seat {s} ({label(s)}) {st.card(c)}" for s, c in obs.current_trick)
+                + ", ".join(
+                    f"seat {s} ({label(s)}) {st.card(c)}" + (mark if (s, c) == best else "")
+                    for s, c in obs.current_trick
+                )
             )
         else:
             lines.append("this trick: you lead")
     lines.append(f"your hand: {st.cards(obs.hand)}")
     return lines
+
+
+def winning(trick, trump) -> tuple[int, int]:
+    """The (seat, card) of the trick in progress that wins it so far (TD-10): the highest
+    trump, else the highest card of the suit led. Cards of one suit are numbered by rank."""
+    led = trick[0][1] // 13
+
+    def strength(play):
+        suit = play[1] // 13
+        return (trump is not None and suit == trump, suit == led, play[1])
+
+    return max(trick, key=strength)
+
+
+RULES = """Twenty Down (Zwanzig ab), 4 players; everyone starts at 20 points, first to 0 wins.
+Each deal: 2 cards each, forehand (left of the dealer) names trump; 3 more cards each.
+Exchange: each player once discards 0 to 3 cards and draws as many (how many is public).
+Five tricks: follow the suit led if you can, else play a trump if you can, else anything.
+A trick goes to the highest trump, else to the highest card of the suit led (7 low ... A high).
+Each trick won takes 1 point off; all five: 5 more off; none: 5 points added; hearts trump: x2.
+From deal 9 hearts are always trump. Full rules: docs/rules/twenty-down.md"""
 
 
 def prompt_line(obs) -> str:

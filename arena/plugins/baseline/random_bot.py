@@ -1,4 +1,5 @@
-"""The baseline every bot should beat: a uniformly random legal action, from the seeded generator."""
+"""The baseline every bot should beat: a uniformly random legal action, from its seeded
+generator."""
 
 import arena
 

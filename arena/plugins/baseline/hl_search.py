@@ -210,6 +210,8 @@ class HowLowSearch(arena.Bot):
     """Sampling search over the discard choices, scored in chips (see the module docstring)."""
 
     name = "hl-search"
+    # Up to a fifth of a second a move: fielded only when named (--bots, a tournament file).
+    by_default = False
     games = {"how-low-can-you-go"}
     iterations = 32  # samples per decision
     time_budget = 0.2  # CPU seconds per decision at most (and never half the move time of wall)
