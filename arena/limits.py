@@ -34,6 +34,8 @@ OPTIONS = {
     "bot_cpu": "--bot-cpu",
     "bots": "--bots",
     "players": "--players",
+    "pairing": "--pairing",
+    "gauntlet": "--gauntlet",
 }
 
 

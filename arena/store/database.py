@@ -12,10 +12,11 @@ before settings existed have none: the defaults.
 
 from __future__ import annotations
 
+import itertools
 import json
 import sqlite3
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -128,6 +129,25 @@ class Store:
     def games_done(self, run_id: int, game: str) -> int:
         sql = "SELECT COUNT(*) FROM games WHERE run_id=? AND game=?"
         return self._rows(sql, (run_id, game))[0][0]
+
+    def run_placings(self, run_id: int, game: str) -> Iterator[dict[str, float]]:
+        """Each stored game's placings ``{bot: place}`` of a run's ``game``, in schedule order."""
+        sql = (
+            "SELECT g.idx, p.bot, p.place FROM games g JOIN placings p ON p.game_id = g.id "
+            "WHERE g.run_id=? AND g.game=? ORDER BY g.idx"
+        )
+        rows = self._rows(sql, (run_id, game))
+        for _, group in itertools.groupby(rows, key=lambda row: row[0]):
+            yield {bot: place for _, bot, place in group}
+
+    def games_per_bot(self, run_id: int, game: str, bots: Iterable[str]) -> list[int]:
+        """How many of a run's ``game`` games each of ``bots`` played, fewest first."""
+        sql = (
+            "SELECT s.bot, COUNT(DISTINCT g.id) FROM games g JOIN seats s ON s.game_id = g.id "
+            "WHERE g.run_id=? AND g.game=? GROUP BY s.bot"
+        )
+        played = dict(self._rows(sql, (run_id, game)))
+        return sorted(played.get(bot, 0) for bot in bots)
 
     # --- writing games ------------------------------------------------------------------------
     def save_batch(

@@ -13,8 +13,8 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.execution.backend import Backend, make_backend
@@ -25,7 +25,7 @@ from arena.ratings.trueskill import RatingTable
 from arena.referee.interrupt import Interrupt
 from arena.store.database import Store
 from arena.tournament.plan import GamePlan, Tournament
-from arena.tournament.schedule import ScheduledGame, round_robin
+from arena.tournament.schedule import Schedule
 
 ProgressCallback = Callable[[str, int, int], None]
 FLUSH_SECONDS = 0.5  # a batch is stored at least this often, or at
@@ -45,6 +45,7 @@ class RunSummary:
     seconds: float
     interrupted: bool = False
     resumed: bool = False
+    games_per_bot: dict[str, list[int]] = field(default_factory=dict)  # by game, after the run
 
 
 def run_tournament(
@@ -75,6 +76,10 @@ def run_tournament(
         with _ctrl_c(saver), make_backend(context, tournament.isolation, jobs) as backend:
             for plan, schedule, done in schedules:
                 _play_plan(plan, schedule, done, backend, saver, summary, progress)
+            summary.games_per_bot = {
+                plan.game: store.games_per_bot(run_id, plan.game, plan.bots)
+                for plan, _, _ in schedules
+            }
         store.set_run_status(run_id, "finished")
     except KeyboardInterrupt:
         summary.interrupted = True
@@ -96,26 +101,45 @@ def _open_run(store: Store, tournament: Tournament, resume: bool) -> tuple[int, 
 
 def _schedules(
     tournament: Tournament, registry: Registry, store: Store, run_id: int
-) -> tuple[dict[str, Game], list[tuple[GamePlan, list[ScheduledGame], int]]]:
-    """The game objects by name, and each game's schedule without the games stored already."""
+) -> tuple[dict[str, Game], list[tuple[GamePlan, Schedule, int]]]:
+    """The game objects by name, and each game's schedule with the number of its games stored."""
     games = {}
     schedules = []
     for plan in tournament.plans:
         game_class = registry.games[plan.game].cls
         games[plan.game] = game_class(players=plan.players, variant=plan.variant, **plan.params)
-        schedule = list(
-            round_robin(
-                plan.game,
-                plan.bots,
-                plan.players,
-                tournament.games_per_game,
-                tournament.seed,
-                tournament.duplicate,
-            )
-        )
         done = store.games_done(run_id, plan.game)
-        schedules.append((plan, schedule[done:], done))
+        schedules.append((plan, schedule_for(plan, tournament), done))
     return games, schedules
+
+
+def schedule_for(plan: GamePlan, tournament: Tournament) -> Schedule:
+    """The schedule of one game of the tournament (lazy: nothing is drawn before it is played)."""
+    return Schedule(
+        plan.game,
+        plan.bots,
+        plan.players,
+        tournament.games_per_game,
+        tournament.seed,
+        tournament.duplicate,
+        plan.pairing,
+        plan.gauntlet,
+        plan.environment,
+    )
+
+
+def _rounds_left(schedule: Schedule, done: int, stored: Callable[[], Iterator[dict]]):
+    """The rounds of the games not stored yet. A pairing drawn from results is given the stored
+    games' placings (``stored()``, in schedule order) instead of playing them, so that it draws
+    the rounds after them as the interrupted run would have."""
+    placings = stored() if schedule.adaptive and done else iter(())
+    for games in schedule.rounds():
+        left = [item for item in games if item.index >= done]
+        if schedule.adaptive:
+            for item in games[: len(games) - len(left)]:
+                schedule.record(item, next(placings))
+        if left:
+            yield left
 
 
 class _Saver:
@@ -162,25 +186,28 @@ class _ctrl_c:
 
 def _play_plan(
     plan: GamePlan,
-    schedule: list[ScheduledGame],
+    schedule: Schedule,
     done: int,
     backend: Backend,
     saver: _Saver,
     summary: RunSummary,
     progress: ProgressCallback | None,
 ) -> None:
-    """Play one game's schedule; rate and store the outcomes in schedule order, in batches."""
+    """Play one game's schedule from game ``done`` on; rate and store the outcomes in schedule
+    order, in batches."""
     table = RatingTable(plan.environment, saver.store.rating_states(plan.game))
     batch: list = []
     last_flush = time.perf_counter()
-    total = done + len(schedule)
+    total = schedule.games
     count = done
     if progress:
         progress(plan.game, count, total)
+    stored = lambda: saver.store.run_placings(saver.run_id, plan.game)  # noqa: E731
     try:
-        for item, outcome in backend.outcomes(schedule):
+        for item, outcome in backend.outcomes_by_round(_rounds_left(schedule, done, stored)):
             placings = outcome.placings()
             _rate(table, placings, plan.game)
+            schedule.record(item, placings)
             batch.append((item.index, item.board, outcome, placings))
             summary.games_played += 1
             summary.decisions += outcome.decisions

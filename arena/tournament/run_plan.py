@@ -28,7 +28,7 @@ from arena.tournament.plan import Tournament, build_tournament, check_settings
 # How bots run when neither the command line, nor a continued run, nor the file says.
 BOT_DEFAULTS = {"isolation": "shared", "bot_memory": 1024, "bot_cpu": None}
 # Settings of the tournament that an error names as the file's key when they came from it.
-FILE_NAMED = ("games", "move_time", "max_faults", "bots")
+FILE_NAMED = ("games", "move_time", "max_faults", "bots", "pairing", "gauntlet")
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,8 @@ class RunOptions:
     records: bool = True
     duplicate: bool | None = None
     resume: bool = False
+    pairing: str | None = None
+    gauntlet: list[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,8 @@ class TournamentRequest:
     duplicate: bool
     source: Path | None
     from_file: frozenset[str]
+    pairing: str | None = None  # None: each game's default
+    gauntlet: list[str] | None = None
 
     def build(self, registry: Registry) -> Tournament:
         return build_tournament(registry, **{f.name: getattr(self, f.name) for f in fields(self)})
@@ -77,7 +81,7 @@ class TournamentRequest:
         """What ``build`` checks before it needs the bots: before the database is opened."""
         check_settings(
             self.games_per_game, self.move_time, self.max_faults, self.bots,
-            self.sections or [], self.source, self.from_file,
+            self.sections or [], self.source, self.from_file, self.pairing, self.gauntlet,
         )  # fmt: skip
 
 
@@ -163,8 +167,12 @@ def _request(options: RunOptions, tournament_file: TournamentFile | None) -> Tou
         "bots": options.bots,
         "seed": options.seed,
         "duplicate": options.duplicate,
+        "pairing": options.pairing,
+        "gauntlet": options.gauntlet,
     }
     picked = {k: v if v is not None else settings.get(k) for k, v in given.items()}
+    if options.pairing not in (None, "gauntlet") and options.gauntlet is None:
+        picked["gauntlet"] = None  # --pairing on the command line wins over the file's gauntlet
     records = options.records
     if records and tournament_file is not None:
         records = settings.get("records", True)  # --no-records wins over the file
@@ -183,6 +191,8 @@ def _request(options: RunOptions, tournament_file: TournamentFile | None) -> Tou
         from_file=frozenset(
             key for key in FILE_NAMED if given[key] is None and key in settings
         ),
+        pairing=picked["pairing"],
+        gauntlet=picked["gauntlet"],
     )
 
 
