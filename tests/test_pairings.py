@@ -277,3 +277,27 @@ def test_the_pairing_in_a_tournament_file(cli, tmp_path):
     file.write_text('games = 12\npairing = "knockout"\n')
     result = cli("run", file, "--db", tmp_path / "a.db", "-q")
     assert_one_line_error(result, "cup.toml: pairing must be one of")
+
+
+def test_rerunning_the_command_of_a_round_robin_stored_before_pairings_continues_it(cli, tmp_path):
+    """A run stored by an older arena has no pairing in its identity: it was a round robin. The
+    same command continues it, though a new run of 9 bots and 40 games would now be random."""
+    bots = write_bots(tmp_path / "bots", {"many.py": MANY})
+    db = tmp_path / "a.db"
+    command = ["run", "--game", "td", "--games", "40", "--seed", "old", "--bots-dir", bots,
+               "--db", db, "-q", "-j", "1"]  # fmt: skip
+    assert cli(*command, "--pairing", "round-robin").exit_code == 0
+    with sqlite3.connect(db) as con:  # as if it had been interrupted after 20 games
+        (config,) = con.execute("SELECT config FROM runs").fetchone()
+        assert "pairing" not in config
+        con.execute("UPDATE runs SET status='interrupted'")
+        late = "(SELECT id FROM games WHERE idx >= 20)"
+        for table in ("seats", "placings", "faults"):
+            con.execute(f"DELETE FROM {table} WHERE game_id IN {late}")
+        con.execute("DELETE FROM games WHERE idx >= 20")
+    result = cli(*command)
+    assert result.exit_code == 0, result.output
+    assert "resumed run 1: 20 games were already stored" in result.stderr
+    assert "pairing round-robin" in result.stderr
+    with sqlite3.connect(db) as con:
+        assert con.execute("SELECT COUNT(*), MAX(run_id) FROM games").fetchone() == (40, 1)

@@ -1,7 +1,8 @@
 """Benchmarks of large fields: how a run scales with its bots, and how well pairings rank them.
 
 ``large_field`` plays a run of one bot class registered ``bots`` times (1,000 by default) and
-prints when the first results were stored, the whole time and the peak memory. ``ranking``
+prints when the first game started (from the start, bot loading included), when its first results
+were stored, the whole time and the peak memory. ``ranking``
 plays a field of bots of known order — one heuristic with more and more random moves — with a
 pairing, and prints the Kendall rank correlation between the leaderboard (μ − 3σ) and the known
 order after so many games. ``benchmarks/large_fields.py`` and ``benchmarks/ranking_quality.py``
@@ -10,6 +11,7 @@ run them from a checkout.
 
 from __future__ import annotations
 
+import os
 import resource
 import tempfile
 import time
@@ -26,10 +28,22 @@ from arena.tournament.run import run_tournament
 from arena.tournament.schedule import Schedule
 
 MANY_BOTS = """
+import os
+import time
+
 import arena
 
 
 class FieldRandom(arena.Bot):
+    def start(self, info):
+        # The first game to start, in any worker, writes the time (the file is created once).
+        try:
+            fd = os.open(os.environ["ARENA_BENCH_FIRST_GAME"], os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+        except (KeyError, FileExistsError):
+            return
+        os.write(fd, repr(time.time()).encode())
+        os.close(fd)
+
     def act(self, observation):
         legal = observation.legal_actions
         return legal[self.rng.randrange(len(legal))]
@@ -86,6 +100,7 @@ def large_field(
 ) -> dict:
     """Play ``games`` games between ``bots`` random bots at ``players`` seats; print figures."""
     began = time.perf_counter()
+    began_wall = time.time()
     firsts: list[float] = []
 
     def progress(game: str, done: int, total: int) -> None:
@@ -93,6 +108,8 @@ def large_field(
             firsts.append(time.perf_counter() - began)
 
     with tempfile.TemporaryDirectory() as folder:
+        first_game = Path(folder) / "first-game"
+        os.environ["ARENA_BENCH_FIRST_GAME"] = str(first_game)
         (Path(folder) / "many.py").write_text(MANY_BOTS.format(bots=bots), encoding="utf-8")
         registry = load_registry(bots_dir=Path(folder), entry_points=False)
         loaded = time.perf_counter() - began
@@ -109,10 +126,13 @@ def large_field(
         summary = run_tournament(tournament, registry, store, jobs=jobs, progress=progress)
         counts = store.games_per_bot(summary.run_id, game_name, plan.bots)
         store.close()
+        started = float(first_game.read_text()) - began_wall
+        del os.environ["ARENA_BENCH_FIRST_GAME"]
     seconds = time.perf_counter() - began
     own, child = _peak_mib()
     figures = {
         "loaded_s": loaded,
+        "first_game_s": started,
         "first_stored_s": firsts[0] if firsts else seconds,
         "seconds": seconds,
         "games_per_s": summary.games_played / summary.seconds,
@@ -122,7 +142,8 @@ def large_field(
     }
     echo(
         f"{game_name} {bots} bots x {players} seats, {games} games, --jobs {jobs}, {pairing}: "
-        f"bots loaded {loaded:.2f} s, first results stored {figures['first_stored_s']:.2f} s, "
+        f"bots loaded {loaded:.2f} s, first game started {started:.2f} s, first results stored "
+        f"{figures['first_stored_s']:.2f} s, "
         f"done {seconds:.1f} s ({figures['games_per_s']:,.0f} games/s), peak memory "
         f"{own:,.0f} MiB (largest worker {child:,.0f} MiB), games per bot "
         f"{counts[0]}/{counts[len(counts) // 2]}/{counts[-1]} (min/median/max)"

@@ -1,4 +1,5 @@
-"""Tournament files: a TOML description of a run, checked key by key.
+"""Tournament files: a TOML description of a run, checked key by key (every key is listed in the
+README, "Tournament files").
 
 ```toml
 games = 500               # games of each game

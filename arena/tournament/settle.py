@@ -7,6 +7,7 @@ the number of game workers. The command line then only plays the ``SettledRun`` 
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -101,14 +102,7 @@ def settle_run(plan: RunPlan, registry: Registry, store: Store) -> SettledRun:
         if missing:
             raise PlanError(missing)
     else:
-        tournament = plan.request.build(registry)
-        if plan.request.seed is None:
-            # Rerunning the same command without --seed continues its interrupted run.
-            for run in store.unfinished_runs():
-                if {**run.config, "seed": tournament.seed} == tournament.identity():
-                    tournament.seed = run.seed
-                    break
-        previous = store.find_run(tournament.identity())
+        tournament, previous = _continued(plan, registry, store)
     # A continued run keeps the isolation and bot limits it was played with (a run stored
     # before they were kept has none: the file's or the defaults), unless this command says.
     kept = previous.settings if previous is not None else {}
@@ -117,6 +111,33 @@ def settle_run(plan: RunPlan, registry: Registry, store: Store) -> SettledRun:
     tournament.bot_memory, tournament.bot_cpu = chosen["bot_memory"], chosen["bot_cpu"]
     jobs = plan.jobs if plan.jobs is not None else default_jobs(tournament.isolation)
     return SettledRun(tournament, previous, jobs)
+
+
+def _continued(
+    plan: RunPlan, registry: Registry, store: Store
+) -> tuple[Tournament, RunInfo | None]:
+    """The tournament this command asks for, and the stored run it continues if there is one.
+    A run stored before pairings existed was a round robin: rerunning its command continues it,
+    even where the default pairing is now ``random``."""
+    tournament = plan.request.build(registry)
+    candidates = [tournament]
+    if plan.request.pairing is None and any(p.pairing == "random" for p in tournament.plans):
+        older = copy.deepcopy(tournament)
+        for game_plan in older.plans:
+            if game_plan.pairing == "random":
+                game_plan.pairing = "round-robin"
+        candidates.append(older)
+    for candidate in candidates:
+        if plan.request.seed is None:
+            # Rerunning the same command without --seed continues its interrupted run.
+            for run in store.unfinished_runs():
+                if {**run.config, "seed": candidate.seed} == candidate.identity():
+                    candidate.seed = run.seed
+                    break
+        previous = store.find_run(candidate.identity())
+        if previous is not None:
+            return candidate, previous
+    return tournament, None
 
 
 def _missing_for(registry: Registry, tournament: Tournament, bots_dirs: list[Path]) -> str | None:
