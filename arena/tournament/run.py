@@ -15,10 +15,11 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from arena.execution.backend import Backend, make_backend
-from arena.execution.context import PlayContext
+from arena.execution.context import PlayContext, ScheduledGame
 from arena.games.base import Game
 from arena.plugins.loading import Registry
 from arena.ratings.trueskill import RatingTable
@@ -128,7 +129,9 @@ def schedule_for(plan: GamePlan, tournament: Tournament) -> Schedule:
     )
 
 
-def _rounds_left(schedule: Schedule, done: int, stored: Callable[[], Iterator[dict]]):
+def _rounds_left(
+    schedule: Schedule, done: int, stored: Callable[[], Iterator[dict]]
+) -> Iterator[list[ScheduledGame]]:
     """The rounds of the games not stored yet. A pairing drawn from results is given the stored
     games' placings (``stored()``, in schedule order) instead of playing them, so that it draws
     the rounds after them as the interrupted run would have."""
@@ -202,7 +205,7 @@ def _play_plan(
     count = done
     if progress:
         progress(plan.game, count, total)
-    stored = lambda: saver.store.run_placings(saver.run_id, plan.game)  # noqa: E731
+    stored = partial(saver.store.run_placings, saver.run_id, plan.game)
     try:
         for item, outcome in backend.outcomes_by_round(_rounds_left(schedule, done, stored)):
             placings = outcome.placings()
