@@ -154,8 +154,12 @@ class _Saver:
         self.run_id = run_id
         self.interrupt = interrupt
         self.saving = False
+        self.pid = os.getpid()
 
     def on_interrupt(self, signum, frame) -> None:
+        if os.getpid() != self.pid:
+            # A game worker forked a moment ago, before it ignores Ctrl-C: the run's business.
+            return
         self.interrupt.requested = True
         if not self.saving:
             raise KeyboardInterrupt
