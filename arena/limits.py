@@ -12,7 +12,7 @@ class PlanError(Exception):
 
 
 # Bounds of the numbers of a run. Beyond them a value is a slip of the keyboard, and breaks
-# something: a schedule bigger than memory (it is made in full before the first game), more
+# something or nobody means them: days of play in one run (ratings carry over between runs), more
 # worker processes than the system gives, a limit no rlimit holds (every bot process would fail
 # to start), a move time that never runs out (NaN compares false with everything).
 MAX_GAMES = 1_000_000
@@ -34,6 +34,8 @@ OPTIONS = {
     "bot_cpu": "--bot-cpu",
     "bots": "--bots",
     "players": "--players",
+    "pairing": "--pairing",
+    "gauntlet": "--gauntlet",
 }
 
 

@@ -3,9 +3,9 @@
     python benchmarks/rating_order.py [--seeds 20] [--games 48,192,768,3072] [--noise ...]
     python benchmarks/rating_order.py --write-field FOLDER   # the field's bot file, to play it
 
-The field is one heuristic (``arena/plugins/baseline/td_heuristic.py``) with increasing added randomness: bot ``i``
-plays a uniformly random legal move with probability ``noise[i]`` instead of its own, so the true
-order is ``noisy-0 > noisy-1 > ...``. For each seed, one Twenty Down run of the largest N is
+The field is one heuristic (``arena/plugins/baseline/td_heuristic.py``) with increasing added
+randomness: bot ``i`` plays a uniformly random legal move with probability ``noise[i]`` instead of
+its own, so the true order is ``noisy-0 > noisy-1 > ...``. For each seed, one Twenty Down run of the largest N is
 played in duplicate format and one without (``--no-duplicate``); after its first N games (every
 N asked) three orderings are read: TrueSkill μ, TrueSkill μ − 3σ (the leaderboard's default
 sort), and the batch Plackett–Luce rating (``elo``). Prints, per format and N, the share of seeds
@@ -51,7 +51,9 @@ def arena_register_bots(register):  # (replaces the file's own: only the noisy f
 
 
 def write_field(folder: Path, noises: list[float]) -> None:
-    source = (REPO / "arena" / "plugins" / "baseline" / "td_heuristic.py").read_text(encoding="utf-8")
+    source = (REPO / "arena" / "plugins" / "baseline" / "td_heuristic.py").read_text(
+        encoding="utf-8"
+    )
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "noisy_field.py").write_text(source + NOISY.format(noises=noises), encoding="utf-8")
 

@@ -189,9 +189,7 @@ def _boom_run(cli, tmp_path, *options):
 
 
 @pytest.mark.parametrize("isolation", ["shared", "process"])
-def test_an_exception_fault_keeps_its_traceback_and_arena_faults_shows_it(
-    cli, tmp_path, isolation
-):
+def test_an_exception_fault_keeps_its_traceback_and_arena_faults_shows_it(cli, tmp_path, isolation):
     ran = _boom_run(cli, tmp_path, "--isolation", isolation)
     assert ran.exit_code == 0, ran.output
     shown = cli("faults", "--bot", "boomer", "--limit", 1)

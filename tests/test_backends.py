@@ -42,6 +42,23 @@ def context(tmp_path) -> PlayContext:
     return PlayContext(registry, games, move_time=1.0, max_faults=3, records=True)
 
 
+@pytest.mark.parametrize("isolation, jobs", [("shared", 0), ("shared", 2), ("process", 1)])
+def test_a_round_is_asked_for_only_once_the_round_before_is_taken(context, isolation, jobs):
+    """What swiss and matchmaking rely on: the next round is drawn from every outcome before it."""
+    schedule = list(round_robin("twenty-down", ["random", "first", "sloppy"], 4, 12, "rounds"))
+    taken = []
+
+    def rounds():
+        for start in range(0, 12, 5):
+            assert len(taken) == start  # every game of the rounds before is out already
+            yield schedule[start : start + 5]
+
+    with make_backend(context, isolation, jobs) as backend:
+        for item, _ in backend.outcomes_by_round(rounds()):
+            taken.append(item)
+    assert taken == schedule
+
+
 def _comparable(outcome):
     return (
         outcome.game,

@@ -28,7 +28,7 @@ GOLDEN = Path(__file__).parent / "golden" / "runs.json"
 
 # A bot that faults in every way a deterministic bot can: exceptions, illegal answers, a failing
 # start() and end(), so the fault log, forfeits and fallbacks are part of the golden figures.
-FAULTY = '''
+FAULTY = """
 import arena
 
 
@@ -56,12 +56,19 @@ class Faulty(arena.Bot):
 @arena.hookimpl
 def arena_register_bots(register):
     register(Faulty)
-'''
+"""
 
 SCENARIOS = {
     "td-shared": ["--game", "twenty-down", "--games", "40", "--seed", "golden-td"],
     "hl-five-no-duplicate": [
-        "--game", "hl", "--players", "5", "--games", "30", "--seed", "golden-hl",
+        "--game",
+        "hl",
+        "--players",
+        "5",
+        "--games",
+        "30",
+        "--seed",
+        "golden-hl",
         "--no-duplicate",
     ],
     "both-two-jobs": ["--games", "24", "--seed", "golden-both", "--jobs", "2"],
@@ -82,7 +89,11 @@ def _arena(*args: str, cwd: Path) -> str:
     env = {k: v for k, v in os.environ.items() if k != "ARENA_BOTS_DIR"}
     done = subprocess.run(
         [sys.executable, "-m", "arena", *args],
-        cwd=cwd, env=env, capture_output=True, text=True, timeout=300,
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 0, done.stderr
     return done.stdout

@@ -131,7 +131,11 @@ def marked_processes(mark: str) -> dict[int, str]:
 
 
 def bot_processes(mark: str) -> dict[int, str]:
-    return {pid: cmd for pid, cmd in marked_processes(mark).items() if "arena.execution.process.bot_host" in cmd}
+    return {
+        pid: cmd
+        for pid, cmd in marked_processes(mark).items()
+        if "arena.execution.process.bot_host" in cmd
+    }
 
 
 def wait_for_no_processes(mark: str, timeout: float) -> dict[int, str]:

@@ -31,7 +31,9 @@ from arena.games.base import Observation
 
 GAMES = (TwentyDown(), HowLowCanYouGo())
 
-C_MISSING = "arena.execution.process._wire_c is not built (no C compiler at install time?) or out of date"
+C_MISSING = (
+    "arena.execution.process._wire_c is not built (no C compiler at install time?) or out of date"
+)
 needs_c = pytest.mark.skipif(wire._wire_c is None, reason=C_MISSING)
 
 

@@ -18,7 +18,9 @@ from test_cli import arena_process, run_args
 
 from arena.execution.process import wire
 
-C_MISSING = "arena.execution.process._wire_c is not built (no C compiler at install time?) or out of date"
+C_MISSING = (
+    "arena.execution.process._wire_c is not built (no C compiler at install time?) or out of date"
+)
 needs_c = pytest.mark.skipif(wire._wire_c is None, reason=C_MISSING)
 
 

@@ -116,6 +116,23 @@ FailFast = Annotated[
         "traceback and the observation it was answering.",
     ),
 ]
+Pairing = Annotated[
+    str | None,
+    typer.Option(
+        help="Who plays whom: round-robin, random (rounds of tables drawn from the field), "
+        "gauntlet (every table holds a bot under test: --gauntlet), swiss (tables of similar "
+        "standings), matchmaking (tables of close, uncertain ratings). [default: round-robin while "
+        "one full round fits in --games, else random]",
+        show_default=False,
+    ),
+]
+Gauntlet = Annotated[
+    list[str] | None,
+    typer.Option(
+        help="The bots under test of --pairing gauntlet (comma-separated; implies it).",
+        show_default=False,
+    ),
+]
 Format = Annotated[str, typer.Option("--format", help="Format of the final tables.")]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")]
 
@@ -142,14 +159,17 @@ def run(
     variant: Variant = None,
     param: Params = None,
     fail_fast: FailFast = False,
+    pairing: Pairing = None,
+    gauntlet: Gauntlet = None,
     fmt: Format = "table",
     sort: SortBy = "conservative",
     quiet: Quiet = False,
 ) -> None:
-    """Play round-robin tournaments, rate the bots with TrueSkill, print the leaderboard.
+    """Play tournaments, rate the bots with TrueSkill, print the leaderboard.
 
     Plays --games games of every game between every bot that plays it (duplicate format: seat
-    rotations replay the same deal). Rerunning an interrupted command continues it.
+    rotations replay the same deal), in a round robin or as --pairing says. Rerunning an
+    interrupted command continues it.
     """
     from arena.tournament.run_plan import RunOptions
     from arena.views.leaderboard import FORMATS
@@ -158,6 +178,7 @@ def run(
     check_sort(sort)
     bots = names(bots)
     params = game_params(param)
+    gauntlet = names(gauntlet)
     given = locals()  # every option but --format, --sort and --quiet is a RunOptions field
     options = RunOptions(**{f.name: given[f.name] for f in fields(RunOptions) if f.name in given})
     plan = _plan(options, tournament_file)
@@ -255,13 +276,11 @@ def _play(plan, registry, store, settled, quiet: bool, fail_fast: bool = False):
 
 
 def _announce(plan, settled) -> None:
+    from arena.views.fields import describe_plan
+
     tournament = settled.tournament
     for game_plan in tournament.plans:
-        typer.echo(
-            f"{game_plan.game}: {tournament.games_per_game} games, {game_plan.players} seats, "
-            f"bots: {', '.join(game_plan.bots)}",
-            err=True,
-        )
+        typer.echo(describe_plan(game_plan, tournament.games_per_game), err=True)
     how = settled.isolation
     if plan.isolation_kept_from_run(settled.isolation):
         how += f" (kept from run {settled.previous.id}; --isolation to change it)"
@@ -272,6 +291,8 @@ def _announce(plan, settled) -> None:
 
 
 def _report(summary) -> None:
+    from arena.views.fields import describe_games_per_bot
+
     if summary.resumed and summary.games_skipped:
         typer.echo(
             f"resumed run {summary.run_id}: {summary.games_skipped} games were already stored",
@@ -283,6 +304,10 @@ def _report(summary) -> None:
         f"{summary.seconds:.1f} s, {rate:,.0f} games/s",
         err=True,
     )
+    for game, counts in summary.games_per_bot.items():
+        line = describe_games_per_bot(game, counts)
+        if line:
+            typer.echo(line, err=True)
 
 
 def _report_faults(plan, store, summary) -> None:

@@ -22,7 +22,7 @@ and keeps its processes between ``__enter__`` and ``__exit__``; an exception in 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from arena.execution.context import PlayContext, ScheduledGame
 from arena.execution.process.isolated_play import IsolatedPlayer
@@ -47,6 +47,13 @@ class Backend:
     def outcomes(self, schedule: list[ScheduledGame]) -> Outcomes:
         raise NotImplementedError
 
+    def outcomes_by_round(self, rounds: Iterable[list[ScheduledGame]]) -> Outcomes:
+        """The outcomes of round after round, in order. A round is asked of ``rounds`` only once
+        every outcome of the round before has been taken: a pairing that draws a round from the
+        results before it (swiss, matchmaking) gets them all, whatever ``--jobs`` is."""
+        for games in rounds:
+            yield from self.outcomes(games)
+
 
 class InProcess(Backend):
     """Every game in this process, in schedule order."""
@@ -60,8 +67,9 @@ class InProcess(Backend):
 class SharedWorkers(Backend):
     """``jobs`` forked game workers, each playing chunks of the schedule with the bots inside it.
 
-    Workers are forked for each schedule (each game of the run), and so are the bots' processes of
-    ``IsolatedBots``: a bot's CPU-time limit counts within one game's schedule."""
+    Workers are forked for each schedule (each game of the run: ``outcomes_by_round`` keeps them
+    for all its rounds), and so are the bots' processes of ``IsolatedBots``: a bot's CPU-time limit
+    counts within one game's schedule."""
 
     def __init__(self, context: PlayContext, jobs: int):
         super().__init__(context)
@@ -79,9 +87,15 @@ class SharedWorkers(Backend):
         return chunk_sizes(n, self.jobs, largest=128)
 
     def outcomes(self, schedule: list[ScheduledGame]) -> Outcomes:
+        return self.outcomes_by_round([schedule])
+
+    def outcomes_by_round(self, rounds: Iterable[list[ScheduledGame]]) -> Outcomes:
+        """One pool of workers for every round (a round's games are spread over them)."""
         self.pool = pool = self.new_pool()
         with pool:
-            yield from pool.outcomes(schedule, self.chunks(len(schedule)))
+            for games in rounds:
+                if games:
+                    yield from pool.outcomes(games, self.chunks(len(games)))
         self.pool = None
 
 

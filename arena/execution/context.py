@@ -1,6 +1,6 @@
 """What a backend is given: the games to play (``ScheduledGame``), and ``PlayContext``, everything
-it needs to play them, fixed for the run. A schedule (``tournament.schedule``) is a list of
-``ScheduledGame``; the backends know nothing of how it was drawn up."""
+it needs to play them, fixed for the run. A schedule (``tournament.schedule``) is handed to a
+backend as rounds, lists of ``ScheduledGame``; the backends know nothing of how it was drawn up."""
 
 from __future__ import annotations
 

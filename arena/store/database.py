@@ -143,6 +143,15 @@ class Store:
         sql = "SELECT COUNT(*) FROM games WHERE run_id=? AND game=?"
         return self._rows(sql, (run_id, game))[0][0]
 
+    def games_per_bot(self, run_id: int, game: str, bots: Iterable[str]) -> list[int]:
+        """How many of a run's ``game`` games each of ``bots`` played, fewest first."""
+        sql = (
+            "SELECT s.bot, COUNT(DISTINCT g.id) FROM games g JOIN seats s ON s.game_id = g.id "
+            "WHERE g.run_id=? AND g.game=? GROUP BY s.bot"
+        )
+        played = dict(self._rows(sql, (run_id, game)))
+        return sorted(played.get(bot, 0) for bot in bots)
+
     def run_placings(self, run_id: int, game: str) -> list[tuple[int, int, dict[str, float]]]:
         """``(index, board, {bot: place})`` of a run's stored games of ``game``, in order."""
         rows = self._rows(

@@ -1,4 +1,5 @@
-"""Tournament files: a TOML description of a run, checked key by key.
+"""Tournament files: a TOML description of a run, checked key by key (every key is listed in the
+README, "Tournament files").
 
 ```toml
 games = 500               # games of each game
@@ -9,6 +10,8 @@ jobs = 2                  # optional; default: the number of cores
 db = "../leaderboard/spring.db"   # optional; paths are relative to this file
 bots_dir = ["../bots", "../ladder"]  # optional; default ./bots
 records = true
+pairing = "random"        # optional: round-robin, random, gauntlet, swiss, matchmaking
+gauntlet = ["my-bot"]     # the bots under test of pairing = "gauntlet"
 
 [game.twenty-down]        # leave out every [game.*] table to play every game
 bots = ["random", "td-heuristic"]
@@ -50,10 +53,14 @@ TOP_KEYS: dict[str, tuple[type, ...]] = {
     "bot_cpu": (int,),
     "bots_dir": (str, list),
     "bots": (list,),
+    "pairing": (str,),
+    "gauntlet": (list,),
     "game": (dict,),
 }
 GAME_KEYS: dict[str, tuple[type, ...]] = {
     "bots": (list,),
+    "pairing": (str,),
+    "gauntlet": (list,),
     "players": (int,),
     "variant": (str,),
     "params": (dict,),
@@ -84,6 +91,8 @@ class GameSection:
     variant: str | None = None
     params: dict[str, int] = field(default_factory=dict)
     environment: dict[str, float] = field(default_factory=dict)
+    pairing: str | None = None
+    gauntlet: list[str] | None = None
 
 
 @dataclass
@@ -106,9 +115,9 @@ def _check(path: Path, where: str, table: dict, allowed: dict[str, tuple[type, .
             raise TournamentFileError(f"{path}: {where}{key} must be {wanted}, not {value!r}")
 
 
-def _string_list(path: Path, where: str, value: list) -> list[str]:
+def _string_list(path: Path, where: str, value: list, key: str = "bots") -> list[str]:
     if not all(isinstance(v, str) for v in value):
-        raise TournamentFileError(f"{path}: {where}bots must be a list of bot names")
+        raise TournamentFileError(f"{path}: {where}{key} must be a list of bot names")
     return list(value)
 
 
@@ -135,8 +144,9 @@ def _read(path: Path) -> dict:
 
 
 def _settings(path: Path, settings: dict[str, Any]) -> dict[str, Any]:
-    if "bots" in settings:
-        settings["bots"] = _string_list(path, "", settings["bots"])
+    for key in ("bots", "gauntlet"):
+        if key in settings:
+            settings[key] = _string_list(path, "", settings[key], key)
     if isinstance(settings.get("bots_dir"), list) and not all(
         isinstance(d, str) for d in settings["bots_dir"]
     ):
@@ -181,4 +191,10 @@ def _section(path: Path, name: str, table) -> GameSection:
         variant=table.get("variant"),
         params=dict(params),
         environment={k: float(table[k]) for k in ENVIRONMENT_KEYS if k in table},
+        pairing=table.get("pairing"),
+        gauntlet=(
+            _string_list(path, where, table["gauntlet"], "gauntlet")
+            if "gauntlet" in table
+            else None
+        ),
     )

@@ -18,6 +18,12 @@ from arena.limits import OPTIONS, PlanError, check_setting
 from arena.plugins.loading import Registry, UnknownNameError
 from arena.ratings.trueskill import Environment, RatingTable, environment_for
 from arena.tournament.file import GameSection
+from arena.tournament.schedule import (
+    MAX_ROUND_ROBIN_GROUPS,
+    PAIRINGS,
+    default_pairing,
+    round_robin_groups,
+)
 
 
 @dataclass
@@ -30,6 +36,22 @@ class GamePlan:
     variant: str | None = None
     params: dict = field(default_factory=dict)
     environment: Environment = field(default_factory=Environment)
+    pairing: str = "round-robin"  # who plays whom (``schedule.PAIRINGS``)
+    gauntlet: list[str] = field(default_factory=list)  # the bots under test of a gauntlet
+
+    def identity(self) -> dict:
+        """The plan as a run's identity stores it: a round robin without the pairing keys, as
+        runs were stored before pairings existed, so that they still resume."""
+        identity = {
+            **asdict(self),
+            "environment": asdict(self.environment),
+            "bots": sorted(self.bots),
+        }
+        if self.pairing == "round-robin":
+            del identity["pairing"]
+        if not self.gauntlet:
+            del identity["gauntlet"]
+        return identity
 
 
 @dataclass
@@ -64,10 +86,7 @@ class Tournament:
             "move_time": self.move_time,
             "max_faults": self.max_faults,
             "records": self.records,
-            "plans": [
-                {**asdict(p), "environment": asdict(p.environment), "bots": sorted(p.bots)}
-                for p in self.plans
-            ],
+            "plans": [p.identity() for p in self.plans],
         }
         if not self.duplicate:  # only then: runs stored before the setting existed still resume
             identity["duplicate"] = False
@@ -97,17 +116,25 @@ def build_tournament(
     match: dict | None = None,
     variant: str | None = None,
     params: dict[str, int] | None = None,
+    pairing: str | None = None,
+    gauntlet: list[str] | None = None,
 ) -> Tournament:
     """``sections`` come from the tournament file ``source``, and so do the settings named in
-    ``from_file`` (``games``, ``move_time``, ``max_faults``, ``bots``); the rest from the
-    command line. ``variant`` and ``params`` (--variant, --param) apply to every game of the run,
-    over its section's. Errors name each value where it came from."""
+    ``from_file`` (``games``, ``move_time``, ``max_faults``, ``bots``, ``pairing``,
+    ``gauntlet``); the rest from the command line. ``variant`` and ``params`` (--variant,
+    --param) apply to every game of the run, over its section's. Errors name each value where it
+    came from. ``pairing`` None: each game's default (``schedule.default_pairing``)."""
     where = _Where(source, from_file)
     sections = sections or []
-    check_settings(games_per_game, move_time, max_faults, bots, sections, source, from_file)
+    check_settings(
+        games_per_game, move_time, max_faults, bots, sections, source, from_file, pairing, gauntlet
+    )
+    if gauntlet and bots is not None:  # the bots under test play, whether --bots names them
+        bots = list(dict.fromkeys([*bots, *gauntlet]))
     try:
         # (a bot's plain name is its current version; name@N a version: their stored names)
         bots = None if bots is None else [registry.bot(bot).name for bot in bots]
+        gauntlet = None if gauntlet is None else [registry.bot(bot).name for bot in gauntlet]
     except UnknownNameError as exc:
         raise PlanError(f"{where.bots()}{exc}") from None
     by_game = _sections_by_game(registry, sections, where)
@@ -115,6 +142,9 @@ def build_tournament(
     explicit_games = bool(game_names or by_game)
     by_game = _with_options(registry, chosen, by_game, variant, params or {})
     plans = _plans(registry, chosen, by_game, bots, players, game_names, where, explicit_games)
+    plans = _paired(
+        plans, games_per_game, pairing, gauntlet or [], by_game, bool(game_names), where
+    )
     _check_every_bot_plays(registry, bots, plans, where)
     if not plans:
         raise PlanError("no game has at least 2 bots to play it; add bot files to bots/")
@@ -146,17 +176,84 @@ def check_settings(
     sections: list[GameSection],
     source: str | Path | None = None,
     from_file: Collection[str] = (),
+    pairing: str | None = None,
+    gauntlet: list[str] | None = None,
 ) -> None:
     """The checks of ``build_tournament`` that need no bot file loaded: numbers in range, no empty
-    list of bots, sections well formed. Errors name each value where it came from."""
+    list of bots, a known pairing, sections well formed. Errors name each value where it came
+    from."""
     where = _Where(source, from_file)
     check_setting("games", games_per_game, where.setting("games"))
     check_setting("move_time", move_time, where.setting("move_time"))
     check_setting("max_faults", max_faults, where.setting("max_faults"))
     if bots is not None and not bots:
         raise PlanError(f"{where.setting('bots')} names no bot; leave it out to play every bot")
+    _check_pairing(pairing, gauntlet, where.setting("pairing"), where.setting("gauntlet"))
     for section in sections:
         _check_section(section, where)
+
+
+def _check_pairing(
+    pairing: str | None, gauntlet: list[str] | None, named: str, gauntlet_named: str
+) -> None:
+    if pairing is not None and pairing not in PAIRINGS:
+        raise PlanError(f"{named} must be one of {', '.join(PAIRINGS)}, not {pairing!r}")
+    if gauntlet is not None and not gauntlet:
+        raise PlanError(f"{gauntlet_named} names no bot; name the bots under test")
+    if pairing == "gauntlet" and not gauntlet:
+        raise PlanError(f"{named} gauntlet needs the bots under test: {gauntlet_named} BOT[,BOT]")
+    if gauntlet and pairing not in (None, "gauntlet"):
+        raise PlanError(f"{gauntlet_named} is for {named} gauntlet, not {pairing}")
+
+
+def _paired(
+    plans: list[GamePlan],
+    games: int,
+    pairing: str | None,
+    gauntlet: list[str],
+    by_game: dict[str, GameSection],
+    named_by_option: bool,
+    where: _Where,
+) -> list[GamePlan]:
+    """Each plan with its pairing: its section's, else the run's, else the default for its field
+    and games. A gauntlet is played by the games its bots under test play (a game asked for by
+    name that none of them plays is an error)."""
+    paired = []
+    for plan in plans:
+        section = by_game.get(plan.game, GameSection(plan.game))
+        chosen = section.pairing or pairing or ("gauntlet" if gauntlet else None)
+        tested = section.gauntlet or gauntlet
+        named = (
+            where.section_key(section, "pairing") if section.pairing else where.setting("pairing")
+        )
+        if chosen is None:
+            chosen = default_pairing(len(plan.bots), plan.players, games)
+        if chosen == "gauntlet":
+            if not tested:
+                raise PlanError(f"{named} gauntlet needs the bots under test (gauntlet)")
+            plan.gauntlet = [b for b in tested if b in plan.bots]
+            if not plan.gauntlet:
+                if named_by_option or plan.game in by_game:
+                    raise PlanError(
+                        f"{named} gauntlet: none of the bots under test ({', '.join(tested)}) "
+                        f"plays {plan.game}"
+                    )
+                continue
+            if len(plan.gauntlet) == len(plan.bots):
+                raise PlanError(
+                    f"{named} gauntlet: {plan.game} has no bot but the bots under test to play them"
+                )
+        if chosen == "round-robin":
+            tables = round_robin_groups(len(plan.bots), plan.players)
+            if tables > MAX_ROUND_ROBIN_GROUPS:
+                raise PlanError(
+                    f"{named} round-robin: {len(plan.bots)} bots at {plan.players} seats make "
+                    f"{tables:,} tables a round; use random (rounds of tables drawn from the "
+                    "field)"
+                )
+        plan.pairing = chosen
+        paired.append(plan)
+    return paired
 
 
 def _plans(
@@ -212,6 +309,9 @@ class _Where:
     def section(self, section: GameSection) -> str:
         return self.in_file(f"game.{section.name}: ")
 
+    def section_key(self, section: GameSection, key: str) -> str:
+        return self.in_file(f"game.{section.name}.{key}")
+
     def section_bots(self, section: GameSection) -> str:
         """Where a game's bots came from: its section, the top of the file, the command line."""
         return self.in_file(f"game.{section.name}.bots: ") if section.bots else self.bots()
@@ -221,6 +321,12 @@ def _check_section(section: GameSection, where: _Where) -> None:
     start = where.in_file(f"game.{section.name}.")
     if section.bots is not None and not section.bots:
         raise PlanError(f"{start}bots names no bot; leave it out to play every bot that plays it")
+    if section.pairing is not None and section.pairing not in PAIRINGS:
+        raise PlanError(
+            f"{start}pairing must be one of {', '.join(PAIRINGS)}, not {section.pairing!r}"
+        )
+    if section.gauntlet is not None and not section.gauntlet:
+        raise PlanError(f"{start}gauntlet names no bot; name the bots under test")
     env = section.environment
     for key in ("mu", "sigma", "beta", "tau"):
         value = env.get(key)
@@ -397,6 +503,8 @@ def tournament_from_identity(config: dict) -> Tournament:
             variant=p.get("variant"),
             params=dict(p.get("params", {})),
             environment=Environment(**p["environment"]),
+            pairing=p.get("pairing", "round-robin"),
+            gauntlet=list(p.get("gauntlet", [])),
         )
         for p in config["plans"]
     ]

@@ -13,12 +13,13 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from arena.execution.backend import Backend, make_backend
-from arena.execution.context import PlayContext
+from arena.execution.context import PlayContext, ScheduledGame
 from arena.games.base import Game
 from arena.plugins.loading import Registry
 from arena.ratings.trueskill import RatingTable
@@ -28,7 +29,7 @@ from arena.referee.outcome import GameOutcome
 from arena.store.database import Store
 from arena.tournament.match import MatchStopper, Stopper
 from arena.tournament.plan import GamePlan, Tournament
-from arena.tournament.schedule import ScheduledGame, round_robin
+from arena.tournament.schedule import Schedule
 
 ProgressCallback = Callable[[str, int, int], None]
 FLUSH_SECONDS = 0.5  # a batch is stored at least this often, or at
@@ -48,6 +49,7 @@ class RunSummary:
     seconds: float
     interrupted: bool = False
     resumed: bool = False
+    games_per_bot: dict[str, list[int]] = field(default_factory=dict)  # by game, after the run
     # --fail-fast: the game whose fault stopped the run (stored), and that fault
     stopped_by: tuple[str, int, GameOutcome, Fault] | None = None
 
@@ -77,8 +79,6 @@ def run_tournament(
         stopper = stopper or MatchStopper.of(tournament)
         stopper.replay(store.run_placings(run_id, tournament.plans[0].game))
         stopper.run_id = run_id
-        if stopper.decided:  # (stopped just after deciding, before being marked finished)
-            schedules = [(plan, [], done) for plan, _, done in schedules]
     began = time.perf_counter()
     saver = _Saver(store, run_id, Interrupt())
     context = PlayContext(
@@ -98,6 +98,10 @@ def run_tournament(
                 _play_plan(
                     plan, schedule, done, backend, saver, summary, progress, stopper, fail_fast
                 )
+            summary.games_per_bot = {
+                plan.game: store.games_per_bot(run_id, plan.game, plan.bots)
+                for plan, _, _ in schedules
+            }
         if stopper is not None:
             store.set_note(f"match/{run_id}", stopper.result())
         store.set_run_status(run_id, "finished")
@@ -124,26 +128,47 @@ def _open_run(store: Store, tournament: Tournament, resume: bool) -> tuple[int, 
 
 def _schedules(
     tournament: Tournament, registry: Registry, store: Store, run_id: int
-) -> tuple[dict[str, Game], list[tuple[GamePlan, list[ScheduledGame], int]]]:
-    """The game objects by name, and each game's schedule without the games stored already."""
+) -> tuple[dict[str, Game], list[tuple[GamePlan, Schedule, int]]]:
+    """The game objects by name, and each game's schedule with the number of its games stored."""
     games = {}
     schedules = []
     for plan in tournament.plans:
         game_class = registry.games[plan.game].cls
         games[plan.game] = game_class(players=plan.players, variant=plan.variant, **plan.params)
-        schedule = list(
-            round_robin(
-                plan.game,
-                plan.bots,
-                plan.players,
-                tournament.games_per_game,
-                tournament.seed,
-                tournament.duplicate,
-            )
-        )
         done = store.games_done(run_id, plan.game)
-        schedules.append((plan, schedule[done:], done))
+        schedules.append((plan, schedule_for(plan, tournament), done))
     return games, schedules
+
+
+def schedule_for(plan: GamePlan, tournament: Tournament) -> Schedule:
+    """The schedule of one game of the tournament (lazy: nothing is drawn before it is played)."""
+    return Schedule(
+        plan.game,
+        plan.bots,
+        plan.players,
+        tournament.games_per_game,
+        tournament.seed,
+        tournament.duplicate,
+        plan.pairing,
+        plan.gauntlet,
+        plan.environment,
+    )
+
+
+def _rounds_left(
+    schedule: Schedule, done: int, stored: Callable[[], list[tuple[int, int, dict]]]
+) -> Iterator[list[ScheduledGame]]:
+    """The rounds of the games not stored yet. A pairing drawn from results is given the stored
+    games' placings (``stored()``, in schedule order) instead of playing them, so that it draws
+    the rounds after them as the interrupted run would have."""
+    placings = (p for _, _, p in stored()) if schedule.adaptive and done else iter(())
+    for games in schedule.rounds():
+        left = [item for item in games if item.index >= done]
+        if schedule.adaptive:
+            for item in games[: len(games) - len(left)]:
+                schedule.record(item, next(placings))
+        if left:
+            yield left
 
 
 class _Saver:
@@ -155,8 +180,12 @@ class _Saver:
         self.run_id = run_id
         self.interrupt = interrupt
         self.saving = False
+        self.pid = os.getpid()
 
     def on_interrupt(self, signum, frame) -> None:
+        if os.getpid() != self.pid:
+            # A game worker forked a moment ago, before it ignores Ctrl-C: the run's business.
+            return
         self.interrupt.requested = True
         if not self.saving:
             raise KeyboardInterrupt
@@ -190,7 +219,7 @@ class _ctrl_c:
 
 def _play_plan(
     plan: GamePlan,
-    schedule: list[ScheduledGame],
+    schedule: Schedule,
     done: int,
     backend: Backend,
     saver: _Saver,
@@ -199,19 +228,23 @@ def _play_plan(
     stopper: Stopper | None = None,
     fail_fast: bool = False,
 ) -> None:
-    """Play one game's schedule; rate and store the outcomes in schedule order, in batches, until
-    the ``stopper`` (if any) says to stop."""
+    """Play one game's schedule from game ``done`` on; rate and store the outcomes in schedule
+    order, in batches, until the ``stopper`` (if any) says to stop."""
+    if stopper is not None and stopper.decided:
+        return  # decided already: the run stopped after its deciding board, before it was finished
     table = RatingTable(plan.environment, saver.store.rating_states(plan.game))
     batch: list = []
     last_flush = time.perf_counter()
-    total = done + len(schedule)
+    total = schedule.games
     count = done
     if progress:
         progress(plan.game, count, total)
+    stored = partial(saver.store.run_placings, saver.run_id, plan.game)
     try:
-        for item, outcome in backend.outcomes(schedule):
+        for item, outcome in backend.outcomes_by_round(_rounds_left(schedule, done, stored)):
             placings = outcome.placings()
             _rate(table, placings, plan.game)
+            schedule.record(item, placings)
             batch.append((item.index, item.board, outcome, placings))
             summary.games_played += 1
             summary.decisions += outcome.decisions

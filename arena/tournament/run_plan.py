@@ -28,7 +28,7 @@ from arena.tournament.plan import Tournament, build_tournament, check_settings
 # How bots run when neither the command line, nor a continued run, nor the file says.
 BOT_DEFAULTS = {"isolation": "shared", "bot_memory": 1024, "bot_cpu": None}
 # Settings of the tournament that an error names as the file's key when they came from it.
-FILE_NAMED = ("games", "move_time", "max_faults", "bots")
+FILE_NAMED = ("games", "move_time", "max_faults", "bots", "pairing", "gauntlet")
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,8 @@ class RunOptions:
     match: dict | None = None  # ``arena match``: the SPRT's settings (Tournament.match)
     variant: str | None = None  # --variant, for every game of the run (over the file's)
     params: dict[str, int] | None = None  # --param KEY=VALUE, likewise
+    pairing: str | None = None
+    gauntlet: list[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,8 @@ class TournamentRequest:
     match: dict | None = None
     variant: str | None = None
     params: dict[str, int] | None = None
+    pairing: str | None = None  # None: each game's default
+    gauntlet: list[str] | None = None
 
     def build(self, registry: Registry) -> Tournament:
         return build_tournament(registry, **{f.name: getattr(self, f.name) for f in fields(self)})
@@ -84,7 +88,7 @@ class TournamentRequest:
         """What ``build`` checks before it needs the bots: before the database is opened."""
         check_settings(
             self.games_per_game, self.move_time, self.max_faults, self.bots,
-            self.sections or [], self.source, self.from_file,
+            self.sections or [], self.source, self.from_file, self.pairing, self.gauntlet,
         )  # fmt: skip
 
 
@@ -172,8 +176,12 @@ def _request(options: RunOptions, tournament_file: TournamentFile | None) -> Tou
         "bots": options.bots,
         "seed": options.seed,
         "duplicate": options.duplicate,
+        "pairing": options.pairing,
+        "gauntlet": options.gauntlet,
     }
     picked = {k: v if v is not None else settings.get(k) for k, v in given.items()}
+    if options.pairing not in (None, "gauntlet") and options.gauntlet is None:
+        picked["gauntlet"] = None  # --pairing on the command line wins over the file's gauntlet
     records = options.records
     if records and tournament_file is not None:
         records = settings.get("records", True)  # --no-records wins over the file
@@ -193,6 +201,8 @@ def _request(options: RunOptions, tournament_file: TournamentFile | None) -> Tou
         match=options.match,
         variant=options.variant,
         params=options.params,
+        pairing=picked["pairing"],
+        gauntlet=picked["gauntlet"],
     )
 
 

@@ -7,6 +7,7 @@ the number of game workers. The command line then only plays the ``SettledRun`` 
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -135,16 +136,14 @@ def settle_run(plan: RunPlan, registry: Registry, store: Store) -> SettledRun:
             raise PlanError(missing)
     else:
         request = plan.request
-        named = [*(request.bots or []), *(b for s in request.sections or [] for b in s.bots or [])]
+        sections = request.sections or []
+        named = [
+            *(request.bots or []),
+            *(request.gauntlet or []),
+            *(b for s in sections for b in [*(s.bots or []), *(s.gauntlet or [])]),
+        ]
         field_old_versions(registry, store, versions, named, **load_old)
-        tournament = request.build(registry)
-        if request.seed is None:
-            # Rerunning the same command without --seed continues its interrupted run.
-            for run in store.unfinished_runs():
-                if {**run.config, "seed": tournament.seed} == tournament.identity():
-                    tournament.seed = run.seed
-                    break
-        previous = store.find_run(tournament.identity())
+        tournament, previous = _continued(plan, registry, store)
         if previous is None and not plan.again:
             _refuse_a_finished_run(store, tournament)
     versions.record(store, [bot for game_plan in tournament.plans for bot in game_plan.bots])
@@ -168,6 +167,33 @@ def _refuse_a_finished_run(store: Store, tournament: Tournament) -> None:
             f"settings and seed {tournament.seed}); add --again to play them once more, or "
             "choose another --seed"
         )
+
+
+def _continued(
+    plan: RunPlan, registry: Registry, store: Store
+) -> tuple[Tournament, RunInfo | None]:
+    """The tournament this command asks for, and the stored run it continues if there is one.
+    A run stored before pairings existed was a round robin: rerunning its command continues it,
+    even where the default pairing is now ``random``."""
+    tournament = plan.request.build(registry)
+    candidates = [tournament]
+    if plan.request.pairing is None and any(p.pairing == "random" for p in tournament.plans):
+        older = copy.deepcopy(tournament)
+        for game_plan in older.plans:
+            if game_plan.pairing == "random":
+                game_plan.pairing = "round-robin"
+        candidates.append(older)
+    for candidate in candidates:
+        if plan.request.seed is None:
+            # Rerunning the same command without --seed continues its interrupted run.
+            for run in store.unfinished_runs():
+                if {**run.config, "seed": candidate.seed} == candidate.identity():
+                    candidate.seed = run.seed
+                    break
+        previous = store.find_run(candidate.identity())
+        if previous is not None:
+            return candidate, previous
+    return tournament, None
 
 
 def _missing_for(registry: Registry, tournament: Tournament, bots_dirs: list[Path]) -> str | None:
