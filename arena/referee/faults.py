@@ -111,6 +111,17 @@ def unresponsive(move_time: float) -> str:
     return f"no answer within {move_time:g} s and could not be interrupted; its process was killed"
 
 
+def late_answer(seconds: float, move_time: float) -> str:
+    """The message of a decision the game worker saw its bot's process run past the time limit
+    (``seconds``: at least as long as it saw it run)."""
+    return f"still deciding after {seconds:.3f} s by arena's clock (limit {move_time:g} s)"
+
+
+def excluded(bot: str, deaths: int) -> str:
+    """Why a bot's remaining seats of the run forfeit: its processes kept failing."""
+    return f"bot {bot!r} is excluded from the rest of this run: its process failed {deaths} times"
+
+
 def killed_by(signum: int) -> str:
     """``killed by SIGSEGV``: how a process that a signal ended is described."""
     try:
