@@ -22,6 +22,7 @@ import pytest
 from conftest import bot_file, write_bots
 from test_cli import run_args
 from test_hostile_bots import (
+    HL,
     HONEST,
     TD,
     Ran,
@@ -47,7 +48,8 @@ def run_bounded(
     """``arena run --isolation process`` in a subprocess that may not outlive ``timeout``."""
     folder = write_bots(tmp_path / "bots", {**HONEST, **files})
     db = tmp_path / "run.db"
-    options = ["--game", TD, "--isolation", "process", "--move-time", move_time]
+    options = ["--isolation", "process", "--move-time", move_time]
+    options += ["--game", TD] if "--game" not in extra else []
     options += ["--format", "json", "--bots", bots, *extra]
     args = run_args(folder, db, *options, games=games, seed="progress")
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
@@ -251,3 +253,42 @@ def test_bot_stopping_its_own_clock_gets_timeouts_like_an_honest_slow_bot(tmp_pa
     for found in seats.values():
         assert [kind for _, kind, _ in found] == ["timeout"] * 3, found  # --max-faults 3
     assert ran.rows["slow"]["forfeits"] == len(seats)
+
+
+def test_bot_excluded_in_one_game_of_the_run_stays_excluded_in_the_next(tmp_path):
+    seen = tmp_path / "seen"
+    source = bot_file(
+        "crasher",
+        f"""
+        with open({str(seen)!r}, "a") as f:
+            f.write(observation.game + "\\n")
+        self.moves = self.moves + [0]
+        if len(self.moves) == 2:
+            os._exit(4)
+        return observation.legal_actions[0]
+        """,
+        header="import os",
+    ).replace("    def act(", "    moves = []\n\n    def act(")
+    extra = ("--game", TD, "--game", HL, "--no-duplicate")
+    ran, seconds = run_bounded(tmp_path, {"crasher.py": source}, "crasher,random", 200, extra=extra)
+    assert ran.proc.returncode == 0, ran.proc.stderr[-2000:]
+    assert len(exclusions(ran)) == 1, ran.proc.stderr
+    played = set(seen.read_text().split())
+    assert len(played) == 1, played  # its processes ran in the first game's schedule only
+    (other,) = {TD, HL} - played
+    seats = ran.query(
+        "SELECT COUNT(*) FROM seats s JOIN games g ON g.id = s.game_id WHERE s.bot=? AND g.game=?",
+        "crasher",
+        other,
+    )
+    faults = ran.query(
+        """SELECT f.decision, f.kind, f.message FROM faults f JOIN games g ON g.id = f.game_id
+           JOIN seats s ON s.game_id = f.game_id AND s.seat = f.seat
+           WHERE s.bot = ? AND g.game = ?""",
+        "crasher",
+        other,
+    )
+    assert seats[0][0] >= 200 and len(faults) == seats[0][0]  # each seat, at its start
+    for decision, kind, message in faults:
+        assert (decision, kind) == (0, "crash") and EXCLUDED in message, (decision, kind, message)
+    assert seconds < 50

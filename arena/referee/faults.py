@@ -117,9 +117,17 @@ def late_answer(seconds: float, move_time: float) -> str:
     return f"still deciding after {seconds:.3f} s by arena's clock (limit {move_time:g} s)"
 
 
+_EXCLUDED = " is excluded from the rest of this run: "
+
+
 def excluded(bot: str, deaths: int) -> str:
     """Why a bot's remaining seats of the run forfeit: its processes kept failing."""
-    return f"bot {bot!r} is excluded from the rest of this run: its process failed {deaths} times"
+    return f"bot {bot!r}{_EXCLUDED}its process failed {deaths} times"
+
+
+def is_exclusion(message: str) -> bool:
+    """Whether a fault's message is that of an excluded bot (``excluded``)."""
+    return message.startswith("bot ") and _EXCLUDED in message
 
 
 def killed_by(signum: int) -> str:

@@ -136,7 +136,7 @@ def _act(run: _Run, seat: int, key: int, table: Table) -> tuple:
 class IsolatedPlayer:
     """Plays chunks of games in one worker with each bot in its own process."""
 
-    def __init__(self, context: PlayContext):
+    def __init__(self, context: PlayContext, excluded: dict[str, str] | None = None):
         self.context = context
         self.move_time = move_time = context.move_time
         self.limit = move_time + grace_for(move_time)
@@ -144,7 +144,9 @@ class IsolatedPlayer:
         self.poll = min(0.05, batch_allowance(move_time) / 2)  # how often the clock is looked at
         self.deaths: dict[str, int] = {}  # failures of each bot's processes (``_count_death``)
         self.processes: dict[str, BotProcess] = {}
-        self.broken: dict[str, str] = {}  # bots that cannot start in a process of their own
+        # Bots that cannot start in a process of their own, or were excluded (in this worker or
+        # in an earlier schedule of the run: ``excluded``).
+        self.broken: dict[str, str] = dict(excluded or {})
         self.known = known_objects(context.games.values())
         no_memory_access()  # this worker holds every seat's cards: no bot process may read them
         # When the worker ends, its bot processes end, and with them whatever the bots started
