@@ -1011,7 +1011,9 @@ def test_results_with_crashing_and_hanging_bots_are_the_same_whatever_jobs(
     assert isolated.rows["random"]["faults"] == 0
     for bot in ("crashy", "hangy"):
         assert isolated.rows[bot]["forfeits"] >= 1, isolated.rows[bot]
-    assert isolated.rows["sleepy"]["faults"] == reference.rows["sleepy"]["faults"]
+    # (sleepy overruns every 20th decision of a game: how long its games are depends on when
+    # the others forfeited them)
+    assert {kind for bot, *_, kind, _ in isolated.faults() if bot == "sleepy"} == {"timeout"}
 
 
 # --- a bot process attacking arena's side of its pipes (found in review) --------------------------
