@@ -207,7 +207,10 @@ class BotProcess:
         except OSError:  # the group is gone, or not there: at least the process itself
             if self.process.poll() is None:
                 self.process.kill()
-        self.process.wait()
+        try:
+            self.process.wait(timeout=ENDING_SECONDS)
+        except subprocess.TimeoutExpired:  # held in the kernel: reaped by whoever outlives it
+            pass
         for fd in (self.command_fd, self.reply_fd):
             try:
                 os.close(fd)
