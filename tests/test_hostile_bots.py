@@ -535,7 +535,10 @@ def test_bot_ending_its_own_process_is_a_crash_fault_attributed_to_it(tmp_path, 
     assert sorted(seat for _, seat in seats) == [0, 1, 2, 3]
     for (_, seat), ((decision, kind, message),) in seats.items():
         assert kind == "crash" and decision >= 1, (seat, kind, message)
-        assert DEATHS[seat % 3] in message, (seat, message)
+        if mode == "shared":
+            assert DEATHS[seat % 3] in message, (seat, message)
+        else:  # a process that dies forfeits every seat it held, with how it died
+            assert any(death in message for death in DEATHS.values()), (seat, message)
 
 
 ENDS_BADLY = bot_file(
@@ -551,15 +554,27 @@ ENDS_BADLY = bot_file(
 @pytest.mark.parametrize("mode", MODES)
 def test_bot_ending_its_process_in_end_is_one_crash_fault_at_the_end_of_each_game(tmp_path, mode):
     """The game is over: the fault is counted (decision -1) but forfeits nothing, in both modes
-    (the game is played again with that seat's end() left out, not again and again)."""
+    (in shared mode the game is played again with that seat's end() left out, once; in process
+    mode nothing is played again)."""
     ran = hostile_run(tmp_path, {"ends_badly.py": ENDS_BADLY}, "ends-badly,random", mode, games=2)
     assert_completed(ran)
     assert_others_untouched(ran, {"ends-badly"})
     seats = faults_by_seat(ran, "ends-badly")
     assert sorted(seats) == ran.seats_of("ends-badly")
+    at_end = [(-1, "crash", "in end(): its process ended (exit code 5)")]
+    lost = 0
     for found in seats.values():
-        assert found == [(-1, "crash", "in end(): its process ended (exit code 5)")], found
-    assert ran.rows["ends-badly"]["forfeits"] == 0
+        if mode == "process" and found != at_end:
+            # A process that dies forfeits its seats in the games it was still playing.
+            ((decision, kind, message),) = found
+            assert decision >= 1 and (kind, message) == (
+                "crash",
+                at_end[0][2][len("in end(): ") :],
+            ), found
+            lost += 1
+        else:
+            assert found == at_end, found
+    assert ran.rows["ends-badly"]["forfeits"] == lost
 
 
 # The message of a bot process that wrote to arena's side of its pipes itself (``FORGERS``).
@@ -677,16 +692,17 @@ def test_bot_using_up_its_cpu_limit_is_a_cpu_fault_and_its_process_replaced(tmp_
     assert_others_untouched(ran, {"burner"})
     assert_hostile_forfeits_every_seat(ran, "burner", faults_per_seat=1)
     seats = faults_by_seat(ran, "burner")
-    assert len(seats) == 8, seats  # two seats a game: the process was killed eight times
+    assert len(seats) == 8, seats  # two seats a game, each forfeited once
     faults = [fault for (fault,) in seats.values()]
     assert [kind for _, kind, _ in faults] == ["cpu"] * 8, faults
     signal_name = "SIGXCPU" if sigxcpu == "default" else "SIGKILL"
     for decision, _, message in faults:
         assert signal_name in message and "CPU-time limit of 1 s" in message, message
         assert decision >= 1, faults
-    # One process for each fault at least: each was killed and replaced by a fresh one.
+    # A process killed forfeits every seat it held, where each game was: nothing is played again,
+    # so fewer processes than seats were started.
     started = set(pids.read_text().split())
-    assert len(started) >= len(seats), started
+    assert 1 <= len(started) <= len(seats), started
 
 
 @pytest.mark.skip(
@@ -966,7 +982,7 @@ MIX = {
 
 
 @pytest.mark.slow
-def test_results_with_crashing_and_hanging_bots_are_the_same_whatever_jobs_and_isolation(
+def test_results_with_crashing_and_hanging_bots_are_the_same_whatever_jobs(
     tmp_path,
 ):
     runs = {}
@@ -986,8 +1002,18 @@ def test_results_with_crashing_and_hanging_bots_are_the_same_whatever_jobs_and_i
         ]
         return ran.board, faults, ran.seat_table()
 
-    for key, ran in runs.items():
-        assert comparable(ran) == comparable(reference), key
+    assert comparable(runs["shared", 2]) == comparable(reference)
+    # In its own process a bot that dies or hangs forfeits every game it was playing, where each
+    # game was, and nothing is played again (issue 13): which games those are depends on timing,
+    # so only the shape is the same. Nothing is blamed on the honest bot.
+    isolated = runs["process", 2]
+    assert {kind for *_, kind, _ in isolated.faults()} == {"crash", "timeout"}
+    assert isolated.rows["random"]["faults"] == 0
+    for bot in ("crashy", "hangy"):
+        assert isolated.rows[bot]["forfeits"] >= 1, isolated.rows[bot]
+    # (sleepy overruns every 20th decision of a game: how long its games are depends on when
+    # the others forfeited them)
+    assert {kind for bot, *_, kind, _ in isolated.faults() if bot == "sleepy"} == {"timeout"}
 
 
 # --- a bot process attacking arena's side of its pipes (found in review) --------------------------

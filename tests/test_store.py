@@ -177,7 +177,12 @@ def read_only_sqlite(monkeypatch):
 
     def connect(path, *args, **kwargs):
         kwargs.pop("uri", None)
-        return real(f"file:{path}?mode=ro", *args, uri=True, **kwargs)
+        path = str(path)
+        if not path.startswith("file:"):  # (arena opens some files by URI already, to read)
+            path = f"file:{path}?mode=ro"
+        elif "mode=ro" not in path and "immutable=1" not in path:
+            path += "&mode=ro" if "?" in path else "?mode=ro"
+        return real(path, *args, uri=True, **kwargs)
 
     monkeypatch.setattr(store_module.sqlite3, "connect", connect)
 

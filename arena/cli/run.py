@@ -227,8 +227,9 @@ def _plan(options, tournament_file: Path | None):
 
 
 def _unfinished_runs(db: Path) -> list:
-    """The database's unfinished runs, newest first (none if there is no database yet)."""
-    if not db.exists():
+    """The database's unfinished runs, newest first (none if there is no database yet, or only
+    an empty file)."""
+    if not db.exists() or not db.stat().st_size:
         return []
     store = open_store(db, create=False)
     try:

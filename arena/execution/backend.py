@@ -27,6 +27,7 @@ from collections.abc import Iterable, Iterator
 from arena.execution.context import PlayContext, ScheduledGame
 from arena.execution.process.isolated_play import IsolatedPlayer
 from arena.execution.workers import TaskFeed, WorkerPool, chunk_sizes
+from arena.referee.faults import is_exclusion
 from arena.referee.outcome import GameOutcome
 
 Outcomes = Iterator[tuple[ScheduledGame, GameOutcome]]
@@ -100,15 +101,30 @@ class SharedWorkers(Backend):
 
 
 class IsolatedBots(SharedWorkers):
-    """Game workers that each step many games at once, every bot in a process of its own."""
+    """Game workers that each step many games at once, every bot in a process of its own.
+
+    A bot a worker excluded (its processes kept failing) stays excluded in the workers of the
+    run's next schedules: the outcomes say so (``referee.faults.excluded``)."""
+
+    def __init__(self, context: PlayContext, jobs: int):
+        super().__init__(context, jobs)
+        self.excluded: dict[str, str] = {}  # bot -> why
 
     def new_pool(self) -> WorkerPool:
         context = self.context
+        excluded = dict(self.excluded)
 
         def play_tasks(feed: TaskFeed, slot) -> None:
-            IsolatedPlayer(context).play(feed)
+            IsolatedPlayer(context, excluded).play(feed)
 
         return WorkerPool(self.jobs, None, context.move_time, play_tasks=play_tasks)
+
+    def outcomes(self, schedule: list[ScheduledGame]) -> Outcomes:
+        for item, outcome in super().outcomes(schedule):
+            for fault in outcome.fault_log:
+                if fault.decision == 0 and fault.kind == "crash" and is_exclusion(fault.message):
+                    self.excluded.setdefault(outcome.bots[fault.seat], fault.message)
+            yield item, outcome
 
     def chunks(self, n: int) -> list[int]:
         return even_chunks(n, self.jobs)

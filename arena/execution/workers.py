@@ -132,7 +132,7 @@ class _Tracker:
     """Written by the referee in a diagnosis process: who is in bot code, since when."""
 
     def __init__(self, shared):
-        self.shared = shared  # [start (monotonic) or 0, seat, decision]
+        self.shared = shared  # [start (monotonic) or 0, seat, decision, last leave (monotonic)]
 
     def enter(self, seat: int, decision: int) -> None:
         shared = self.shared
@@ -142,6 +142,7 @@ class _Tracker:
 
     def leave(self) -> None:
         self.shared[0] = 0.0
+        self.shared[3] = time.monotonic()
 
 
 def _diagnose_main(conn, track, play: PlayFunction, item, forfeits) -> None:
@@ -312,7 +313,7 @@ class WorkerPool:
         """One replay of the game in a process of its own -> (its outcome, None), or (None,
         (fault kind, message, when the call began or 0, seat, decision)) of the call it died in."""
         limit = self.move_time + grace_for(self.move_time)
-        track = self.ctx.RawArray("d", [0.0, -1.0, 0.0])
+        track = self.ctx.RawArray("d", [0.0, -1.0, 0.0, time.monotonic()])
         conn, child = self.ctx.Pipe()
         process = self.ctx.Process(
             target=_diagnose_main,
@@ -339,6 +340,12 @@ class WorkerPool:
                 process.kill()
                 process.join()
                 verdict = ("timeout", unresponsive(self.move_time), started)
+            elif started == 0 and time.monotonic() - track[3] > limit + self.stuck_after:
+                # Stuck outside every call into bot code (a bot's thread, a ``__del__``): nobody
+                # to blame, but no waiting forever either.
+                process.kill()
+                process.join()
+                verdict = ("timeout", unresponsive(self.move_time), 0.0)
         process.join(timeout=1.0)
         conn.close()
         if outcome is not None:

@@ -140,6 +140,25 @@ def unresponsive(move_time: float) -> str:
     return f"no answer within {move_time:g} s and could not be interrupted; its process was killed"
 
 
+def late_answer(seconds: float, move_time: float) -> str:
+    """The message of a decision the game worker saw its bot's process run past the time limit
+    (``seconds``: at least as long as it saw it run)."""
+    return f"still deciding after {seconds:.3f} s by arena's clock (limit {move_time:g} s)"
+
+
+_EXCLUDED = " is excluded from the rest of this run: "
+
+
+def excluded(bot: str, deaths: int) -> str:
+    """Why a bot's remaining seats of the run forfeit: its processes kept failing."""
+    return f"bot {bot!r}{_EXCLUDED}its process failed {deaths} times"
+
+
+def is_exclusion(message: str) -> bool:
+    """Whether a fault's message is that of an excluded bot (``excluded``)."""
+    return message.startswith("bot ") and _EXCLUDED in message
+
+
 def killed_by(signum: int) -> str:
     """``killed by SIGSEGV``: how a process that a signal ended is described."""
     try:

@@ -145,6 +145,12 @@ class Table:
         self.book.fault(self.player, self.decision, kind, message)
         self.apply(self.fallback.choose(len(self.legal)), elapsed)
 
+    def forfeit_now(self, seat: int, kind: str, message: str, decision: int | None = None) -> None:
+        """The seat forfeits at the decision the game has reached (its bot is gone); a decision
+        pending for it is then the caller's to play (``fallback_move``)."""
+        if not self.forfeited[seat]:
+            self.book.forfeit(seat, self.decision if decision is None else decision, kind, message)
+
     def fallback_move(self) -> None:
         """Play the pending decision of a forfeited seat."""
         self.apply(self.fallback.choose(len(self.legal)), 0.0)

@@ -167,9 +167,11 @@ def connect(path: Path, create: bool, timeout: float) -> tuple[sqlite3.Connectio
     try:
         if create:
             path.parent.mkdir(parents=True, exist_ok=True)
-        db = sqlite3.connect(path, timeout=timeout, isolation_level=None)
+            db = sqlite3.connect(path, timeout=timeout, isolation_level=None)
+        else:
+            db = _connect_to_read(path, timeout)
         db.execute("PRAGMA foreign_keys = ON")
-        _check_or_create(db, path)
+        _check_or_create(db, path, create)
         if create:
             _check_intact(db, path)
             _check_writable(db)
@@ -189,9 +191,26 @@ def connect(path: Path, create: bool, timeout: float) -> tuple[sqlite3.Connectio
         raise
 
 
-def _check_or_create(db: sqlite3.Connection, path: Path) -> None:
-    """An arena database this arena can read, or a new one in an empty file."""
+def _connect_to_read(path: Path, timeout: float) -> sqlite3.Connection:
+    """The database opened to read only: nothing is written, not even a journal, so that it can
+    be read in a folder arena may not write to. A database in WAL mode needs its ``-shm`` file
+    for that, which such a folder may not have: it is then read as an immutable file (nothing
+    can be writing to it there)."""
+    uri = path.resolve().as_uri()
+    db = sqlite3.connect(f"{uri}?mode=ro", timeout=timeout, isolation_level=None, uri=True)
+    try:
+        db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+        return db
+    except sqlite3.OperationalError:
+        db.close()
+    return sqlite3.connect(f"{uri}?immutable=1", timeout=timeout, isolation_level=None, uri=True)
+
+
+def _check_or_create(db: sqlite3.Connection, path: Path, create: bool = True) -> None:
+    """An arena database this arena can read, or a new one in an empty file (``create``)."""
     tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if not tables and not create:
+        raise StoreError(f"{path}: no database yet (run `arena run` first)")
     if not tables:
         with transaction(db):
             for statement in SCHEMA.split(";"):

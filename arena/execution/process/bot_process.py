@@ -91,6 +91,9 @@ class BotProcess:
         self.eof = False
         self.epipe = False
         self.cpu_used: float | None = None  # CPU seconds, once it has ended (see ``ended``)
+        # Commands (numbered from 1 over its life) the worker saw run past the move time, and
+        # for how long at least (``isolated_play``).
+        self.late: dict[int, float] = {}
 
     def wait_ready(self) -> None:
         """Wait for the process to have loaded its bot; IsolationError if it cannot."""
@@ -204,7 +207,10 @@ class BotProcess:
         except OSError:  # the group is gone, or not there: at least the process itself
             if self.process.poll() is None:
                 self.process.kill()
-        self.process.wait()
+        try:
+            self.process.wait(timeout=ENDING_SECONDS)
+        except subprocess.TimeoutExpired:  # held in the kernel: reaped by whoever outlives it
+            pass
         for fd in (self.command_fd, self.reply_fd):
             try:
                 os.close(fd)

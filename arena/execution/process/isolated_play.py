@@ -4,15 +4,26 @@ A game worker steps many games at once (a chunk of the schedule), like a vectori
 environment: each round it advances every game to its next bot decision, groups the decisions by
 bot, sends each bot process its batch in one message, and applies the answers as they come back.
 A pipe round trip costs about 60 µs here; batching pays it once per round instead of once per
-decision. Every single decision is still timed and limited (in the bot process, and here by the
-gap between two answers), and every answer is an index into the legal actions, checked by the
-referee (``referee.Table``).
+decision. Every single decision is still timed and limited, and every answer is an index into
+the legal actions, checked by the referee (``referee.Table``).
+
+Time is this worker's to measure, never the bot process's: the process counts each command it
+begins in a shared page, the worker looks at that count whenever it waits for answers (at least
+every ``batch_allowance / 2``), and a command it sees running longer than the move time plus
+``referee.watchdog.batch_allowance`` (max(10 ms, 10 % of the move time)) is a ``timeout``, whatever
+the process answers and says it took. (The process still interrupts its bot at the move time by
+its own clock; a bot that stops that clock only makes its answers come late.) What a process
+can do with its count is shift time between its own decisions of one batch, never take more in
+all, since the count cannot pass the commands sent nor go back.
 
 A bot process that dies, breaks its memory or CPU-time limit, stops answering or forges what it
-sends is killed and replaced. The game whose decision it was on is replayed with that seat
-forfeited from that decision (a ``crash``, ``memory``, ``cpu`` or ``timeout`` fault); other games
-that had a bot object in that process are replayed from their start. Games are deterministic, so
-the outcome does not depend on when or where it happened.
+sends is killed. Nothing is played again: every game that had a bot object in that process
+forfeits that seat at the decision the game had reached (the command the process was on gets the
+fault's kind: ``crash``, ``memory``, ``cpu`` or ``timeout``; if it was on none, the oldest it owed;
+an ``end`` lost is a fault that forfeits nothing), and the game goes on with the referee's
+fallback for that seat, its state being here. A bot never sees a deal again. After
+``MAX_DEATHS`` failures of its processes in a worker, a bot is excluded from the rest of the run:
+its remaining seats forfeit at their start, said once in a line on stderr.
 
 A process that ended is described by how it ended (its exit code or signal), whatever told the
 worker first: the end of its reply pipe, a command pipe that no longer takes anything, or the
@@ -26,6 +37,7 @@ from __future__ import annotations
 import gc
 import multiprocessing.util
 import select
+import sys
 import time
 from collections import deque
 from contextlib import contextmanager
@@ -38,17 +50,28 @@ from arena.execution.process.sandbox import no_memory_access
 from arena.execution.process.wire import (
     FAULT,
     NOT_CREATED,
+    OK,
     differ_for,
     fields_getter,
     known_objects,
 )
 from arena.execution.workers import TaskFeed
-from arena.referee.faults import FORGERY, LOST, UNDESCRIBED, unresponsive
+from arena.referee.faults import (
+    FORGERY,
+    LOST,
+    UNDESCRIBED,
+    cannot_start_alone,
+    describe,
+    excluded,
+    late_answer,
+    unresponsive,
+)
 from arena.referee.outcome import GameOutcome, SeatForfeit
 from arena.referee.table import Table
-from arena.referee.watchdog import grace_for
+from arena.referee.watchdog import batch_allowance, grace_for
 
 IN_PLAY = 96  # games a worker plays at once
+MAX_DEATHS = 3  # failures of a bot's processes before the bot is excluded from the run
 
 
 @contextmanager
@@ -113,12 +136,17 @@ def _act(run: _Run, seat: int, key: int, table: Table) -> tuple:
 class IsolatedPlayer:
     """Plays chunks of games in one worker with each bot in its own process."""
 
-    def __init__(self, context: PlayContext):
+    def __init__(self, context: PlayContext, excluded: dict[str, str] | None = None):
         self.context = context
         self.move_time = move_time = context.move_time
         self.limit = move_time + grace_for(move_time)
+        self.late_after = move_time + batch_allowance(move_time)
+        self.poll = min(0.05, batch_allowance(move_time) / 2)  # how often the clock is looked at
+        self.deaths: dict[str, int] = {}  # failures of each bot's processes (``_count_death``)
         self.processes: dict[str, BotProcess] = {}
-        self.broken: dict[str, str] = {}  # bots that cannot start in a process of their own
+        # Bots that cannot start in a process of their own, or were excluded (in this worker or
+        # in an earlier schedule of the run: ``excluded``).
+        self.broken: dict[str, str] = dict(excluded or {})
         self.known = known_objects(context.games.values())
         no_memory_access()  # this worker holds every seat's cards: no bot process may read them
         # When the worker ends, its bot processes end, and with them whatever the bots started
@@ -153,6 +181,8 @@ class IsolatedPlayer:
                 started.append(BotProcess(self.context, name, self.known))
             except IsolationError as exc:
                 self.broken[name] = str(exc)
+            except OSError as exc:  # no process to be had: a file it may not run, no memory
+                self.broken[name] = cannot_start_alone(name, describe(exc))
         for process in started:
             try:
                 process.wait_ready()
@@ -164,6 +194,9 @@ class IsolatedPlayer:
         run.attempt += 1
         item = run.item
         context = self.context
+        for seat, name in enumerate(item.seats):
+            if name in self.broken and seat not in run.forfeits:
+                run.forfeits[seat] = SeatForfeit(0, "crash", self.broken[name])
         run.table = table = Table(
             context.games[item.game],
             item.seats,
@@ -274,11 +307,10 @@ class IsolatedPlayer:
             try:
                 process = self._process(name)
             except IsolationError as exc:
-                # A bot that cannot even start alone: every seat of it forfeits from the start.
-                for run, _, seat, attempt in expected:
+                # A bot that cannot start alone, or was excluded: its seats forfeit where they are.
+                for run, op, seat, attempt in expected:
                     if run.attempt == attempt:
-                        run.forfeits[seat] = SeatForfeit(0, "crash", str(exc))
-                        self._restart(run)
+                        self._lose(run, op, seat, "crash", str(exc), blame=True)
                 continue
             if not process.expected:
                 process.last_progress = now
@@ -296,7 +328,7 @@ class IsolatedPlayer:
             if not self.ready:
                 raise RuntimeError("internal error: a game waits for an answer nobody owes")
             return
-        ready, _, _ = select.select(list(owing), [], [], 0.05)
+        ready, _, _ = select.select(list(owing), [], [], self.poll)
         for fd in ready:
             name, process = owing[fd]
             answers = process.receive()
@@ -305,8 +337,9 @@ class IsolatedPlayer:
                 # cannot be reaped yet), or bytes that are not answers, read before any end.
                 self._failed(name, process, "ended" if process.eof else "garbled")
                 continue
-            self._settle(process.expected, *answers)
-        # Each command may take up to the limit: watch the one each process is on.
+            self._settle(process, *answers)
+        # Each command may take up to the limit: watch the one each process is on. Whether it
+        # answered in time is decided here too, by this clock (see ``_watch``).
         now = time.monotonic()
         for name, process in list(self.processes.items()):
             if not process.expected:
@@ -315,19 +348,30 @@ class IsolatedPlayer:
             if started == process.last_seen:
                 if now > process.last_progress + self.limit:
                     self._stopped(name, process)
+                elif started > process.answered and now > process.last_progress + self.late_after:
+                    process.late[started] = now - process.last_progress
             elif process.last_seen < started <= process.sent:
                 process.last_seen = started
                 process.last_progress = now
             else:  # the bot wrote the counter itself, perhaps to look busy forever
                 self._failed(name, process, "garbled")
 
-    def _settle(self, expected: deque, codes: list, seconds: list, faults: dict) -> None:
+    def _settle(self, process: BotProcess, codes: list, seconds: list, faults: dict) -> None:
         ready = self.ready
-        next_expected = expected.popleft
+        next_expected = process.expected.popleft
+        late = process.late
+        if late:  # seen running past the move time by this worker's clock, whatever it says
+            first = process.answered - len(codes) + 1
+            for position in range(len(codes)):
+                elapsed = late.pop(first + position, None)
+                if elapsed is not None and codes[position] >= OK:
+                    codes[position] = FAULT
+                    faults[position] = ("timeout", late_answer(elapsed, self.move_time))
+                    seconds[position] = elapsed
         for position, code in enumerate(codes):
             run, op, seat, attempt = next_expected()
             if run.attempt != attempt:
-                continue  # an answer for a game that has been restarted since
+                continue  # an answer for a command that no longer counts (a dropped object)
             table = run.table
             if op == "act":
                 if table.forfeited[seat]:  # its creation failed in this same batch
@@ -371,15 +415,16 @@ class IsolatedPlayer:
             if answers is None:
                 why = "ended" if process.eof else "garbled"
                 break
-            self._settle(process.expected, *answers)
+            self._settle(process, *answers)
         self._failed(name, process, why)
 
     def _failed(self, name: str, process: BotProcess, why: str) -> None:
         """A bot process ended, hung or forged what it sent (``why``: ``ended``, ``timeout`` or
-        ``garbled``): blame the decision it was on, replay what it touched."""
+        ``garbled``): every game it had a bot object in forfeits that seat where the game is,
+        and goes on with the referee's fallback for it. Nothing is played again."""
         pending = list(process.expected)
         # Answers come a batch at a time: those begun before the last one went through, but
-        # their answers are lost with the process, so their games are replayed too.
+        # their answers are lost with the process.
         begun = min(max(process.started(), process.answered), process.sent) - process.answered
         if why == "timeout":
             kind = "timeout"
@@ -391,23 +436,49 @@ class IsolatedPlayer:
             kind, message = process.death()
         process.kill()
         del self.processes[name]
+        # The command it was on; if it was on none (it stalled or died between commands), the
+        # oldest it owes, which it did not even begin.
         culprit = pending[begun - 1] if 0 < begun <= len(pending) else None
-        if culprit is not None and culprit[0].attempt == culprit[3] and culprit[1] != "drop":
-            run, op, seat, _ = culprit
-            decision = {"new": 0, "end": -1}.get(op, run.table.decision)
-            run.forfeits[seat] = SeatForfeit(decision, kind, message)
-        touched = {e[0] for e in pending}
-        for run in (run for chunk in self.chunks for run in chunk.runs):
-            if run.phase == "done":
-                continue
-            if run in touched or any(run.item.seats[s] == name for s in run.created):
-                self._restart(run)
+        if culprit is None and pending:
+            culprit = pending[0]
+        for entry in pending:
+            run, op, seat, attempt = entry
+            if run.attempt == attempt:
+                self._lose(run, op, seat, kind, message, blame=entry is culprit)
+        for chunk in self.chunks:
+            for run in chunk.runs:
+                if run.phase == "play":
+                    for seat in run.created:
+                        if run.item.seats[seat] == name:
+                            run.table.forfeit_now(seat, kind, message)
+        self._count_death(name)
 
-    def _restart(self, run: _Run) -> None:
-        # Bot objects of the old attempt in other processes are dropped; their answers ignored.
-        for seat in run.created:
-            self._drop(run, seat)
-        self._start(run)
+    def _lose(self, run: _Run, op: str, seat: int, kind: str, message: str, blame: bool) -> None:
+        """A command that will never be answered: its seat forfeits where its game is (a
+        decision pending is played by the fallback); a lost ``end`` is a fault that forfeits
+        nothing; a lost ``new`` forfeits at the start only if it was the one the process was on
+        (``blame``)."""
+        table = run.table
+        if op == "end":
+            table.fault_at_end(seat, kind, message)
+        elif op == "act":
+            table.forfeit_now(seat, kind, message)
+            table.fallback_move()
+        elif blame:  # making the bot, or its start(), ended it: a forfeit at the start
+            table.forfeit_now(seat, kind, message, 0)
+        # (A ``new`` that went through: the seat's next command, or the bot's own games still in
+        # play, forfeit it at its decision.)
+        run.waiting -= 1
+        if not run.waiting:
+            self.ready.append(run)
+
+    def _count_death(self, name: str) -> None:
+        """A bot whose processes keep failing is excluded from the rest of the run: its seats
+        forfeit at their start (or where their games are), said once in a line."""
+        deaths = self.deaths[name] = self.deaths.get(name, 0) + 1
+        if deaths >= MAX_DEATHS and name not in self.broken:
+            self.broken[name] = excluded(name, deaths)
+            print(f"arena: {self.broken[name]}", file=sys.stderr, flush=True)
 
     def _drop(self, run: _Run, seat: int) -> None:
         """Forget a seat's bot object in its process, if that still runs; the answer is ignored."""

@@ -33,7 +33,7 @@ from pathlib import Path
 from arena.bot import Bot
 from arena.execution.child_process import child_environment
 from arena.plugins.loading import BotSpec, Loader, Registry, load_file, load_registry
-from arena.referee.faults import process_ended
+from arena.referee.faults import describe, process_ended
 
 CONFIG_ENV = "ARENA_SANDBOXED_LOADING"
 LOAD_SECONDS = 30.0  # for one file, as long as a bot process may take to start
@@ -106,7 +106,12 @@ def _reports(paths: list[Path], memory_mib: int, seconds: float) -> list[dict | 
     try:
         while waiting or running:
             while waiting and len(running) < PARALLEL:
-                loading = _Loading(waiting.pop(), paths, memory_mib, seconds)
+                index = waiting.pop()
+                try:
+                    loading = _Loading(index, paths, memory_mib, seconds)
+                except OSError as exc:  # no process to be had (not allowed to run, no memory)
+                    reports[index] = f"its loading process could not start: {describe(exc)}"
+                    continue
                 running[loading.fd] = loading
             now = time.monotonic()
             wait = min(POLL_SECONDS, *(max(0.0, r.deadline - now) for r in running.values()))
