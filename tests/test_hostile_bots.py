@@ -1062,7 +1062,13 @@ def test_process_mode_bot_forging_answers_or_progress_is_blamed_and_the_run_goes
     assert "Traceback" not in ran.proc.stderr
     assert_others_untouched(ran, {"forger"})
     assert ran.rows["forger"]["forfeits"] == len(ran.seats_of("forger"))
-    assert {(kind, message) for *_, kind, message in ran.faults()} == {("crash", FORGERY)}
+    found = {(kind, message) for *_, kind, message in ran.faults()}
+    # (if its games' seats met more than one of its processes, the third failure excludes it)
+    excluded = (
+        "crash",
+        "bot 'forger' is excluded from the rest of this run: its process failed 3 times",
+    )
+    assert ("crash", FORGERY) in found and found <= {("crash", FORGERY), excluded}
 
 
 # Each would make the kernel stop the bot's game worker, where the run could not blame the bot;

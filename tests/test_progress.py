@@ -167,15 +167,19 @@ STALLERS = {
 def test_bot_stalling_its_process_is_blamed_and_the_run_finishes(tmp_path, how):
     """Before: nobody was blamed (no command had begun), every game in flight restarted, forever
     (300 games, 100 s, none stored)."""
-    ran, seconds = run_bounded(tmp_path, {"staller.py": STALLERS[how]}, "staller,random", games=4)
+    # (enough games that the thread gets going before the run ends, however fast the machine)
+    ran, seconds = run_bounded(tmp_path, {"staller.py": STALLERS[how]}, "staller,random", games=40)
     assert_completed(ran)
     assert_others_untouched(ran, {"staller"})
     faults = [fault for found in faults_by_seat(ran, "staller").values() for fault in found]
     assert faults, ran.faults()
+    # A stall longer than the worker allows a command: killed; a shorter one (the thread's hog may
+    # take less than a second on a fast machine): the command it held up answers late.
     stopped = "no answer within 0.2 s and could not be interrupted; its process was killed"
+    late = "by arena's clock (limit 0.2 s)"
     for decision, kind, message in faults:
         assert kind == "timeout" or EXCLUDED in message, (decision, kind, message)
-        assert stopped in message or EXCLUDED in message, message
+        assert stopped in message or late in message or EXCLUDED in message, message
     assert len(exclusions(ran)) <= 1
     assert seconds < 45
 

@@ -119,8 +119,8 @@ class IsolatedBots(SharedWorkers):
 
         return WorkerPool(self.jobs, None, context.move_time, play_tasks=play_tasks)
 
-    def outcomes(self, schedule: list[ScheduledGame]) -> Outcomes:
-        for item, outcome in super().outcomes(schedule):
+    def outcomes_by_round(self, rounds: Iterable[list[ScheduledGame]]) -> Outcomes:
+        for item, outcome in super().outcomes_by_round(rounds):
             for fault in outcome.fault_log:
                 if fault.decision == 0 and fault.kind == "crash" and is_exclusion(fault.message):
                     self.excluded.setdefault(outcome.bots[fault.seat], fault.message)

@@ -338,6 +338,9 @@ class IsolatedPlayer:
                 self._failed(name, process, "ended" if process.eof else "garbled")
                 continue
             self._settle(process, *answers)
+            if process.expected and process.started() <= process.answered:
+                # Answered all it began: the time of the next command it owes runs from now.
+                process.last_progress = max(process.last_progress, time.monotonic())
         # Each command may take up to the limit: watch the one each process is on. Whether it
         # answered in time is decided here too, by this clock (see ``_watch``).
         now = time.monotonic()
@@ -348,8 +351,10 @@ class IsolatedPlayer:
             if started == process.last_seen:
                 if now > process.last_progress + self.limit:
                     self._stopped(name, process)
-                elif started > process.answered and now > process.last_progress + self.late_after:
-                    process.late[started] = now - process.last_progress
+                elif now > process.last_progress + self.late_after:
+                    # On a command, or yet to begin the next one it owes (stalled between them):
+                    # that command is late.
+                    process.late[max(started, process.answered + 1)] = now - process.last_progress
             elif process.last_seen < started <= process.sent:
                 process.last_seen = started
                 process.last_progress = now
