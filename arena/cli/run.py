@@ -12,12 +12,14 @@ import typer
 from arena.cli.common import (
     BotsDir,
     DbPath,
+    SandboxMode,
     check_format,
     fail,
     load_registry,
     names,
     open_store,
     print_tables,
+    sandbox_settings,
     warn,
 )
 
@@ -119,6 +121,7 @@ def run(
     resume: Resume = False,
     fmt: Format = "table",
     quiet: Quiet = False,
+    sandbox: SandboxMode = None,
 ) -> None:
     """Play round-robin tournaments, rate the bots with TrueSkill, print the leaderboard.
 
@@ -130,12 +133,16 @@ def run(
 
     check_format(fmt, FORMATS)
     bots = names(bots)
-    given = locals()  # every option but the format and --quiet is a RunOptions field, same name
+    given = locals()  # every option but the format, --quiet and --sandbox is a RunOptions field
     options = RunOptions(**{f.name: given[f.name] for f in fields(RunOptions)})
     plan = _plan(options, tournament_file)
-    registry, store, settled = _settle(plan)
+    # Bots must not see the database, whatever folder the sandbox shows them.
+    settings = sandbox_settings(sandbox, hidden=[Path(plan.db).parent])
+    if plan.load_isolated:
+        _out_of_bots_reach()
+    registry, store, settled = _settle(plan, settings)
     try:
-        summary = _play(plan, registry, store, settled, quiet)
+        summary = _play(plan, registry, store, settled, quiet, settings)
         if summary.interrupted:
             _say_how_to_continue(plan)
             raise typer.Exit(code=130)
@@ -174,18 +181,28 @@ def _unfinished_runs(db: Path) -> list:
         store.close()
 
 
-def _settle(plan):
+def _out_of_bots_reach() -> None:
+    """This process non-dumpable: a bot process of the same user can then neither write into
+    its output through ``/proc/PID/fd/1`` nor read its memory (the sandbox hides it from root)."""
+    from arena.execution.process.sandbox import no_memory_access
+
+    no_memory_access()
+
+
+def _settle(plan, sandbox):
     """(registry, store, settled run), or a one-line error."""
+    from functools import partial
+
     from arena.limits import PlanError
     from arena.tournament.settle import settle
 
     try:
-        return settle(plan, load_registry, open_store, warn)
+        return settle(plan, partial(load_registry, sandbox=sandbox), open_store, warn)
     except PlanError as exc:
         raise fail(str(exc)) from None
 
 
-def _play(plan, registry, store, settled, quiet: bool):
+def _play(plan, registry, store, settled, quiet: bool, sandbox):
     """Play (or continue) the settled run with a progress display; report what was played."""
     from arena.execution.process.bot_process import IsolationError
     from arena.execution.workers import WorkerError
@@ -193,7 +210,7 @@ def _play(plan, registry, store, settled, quiet: bool):
     from arena.tournament.run import TournamentError, run_tournament
     from arena.views.progress import Progress
 
-    _announce(plan, settled)
+    _announce(plan, settled, sandbox)
     progress = Progress(enabled=not quiet)
     try:
         with progress:
@@ -204,6 +221,7 @@ def _play(plan, registry, store, settled, quiet: bool):
                 jobs=settled.jobs,
                 resume=True,
                 progress=progress.update,
+                sandbox=sandbox,
             )
     except (StoreError, TournamentError, WorkerError, IsolationError) as exc:
         raise fail(str(exc), code=1) from None
@@ -211,7 +229,7 @@ def _play(plan, registry, store, settled, quiet: bool):
     return summary
 
 
-def _announce(plan, settled) -> None:
+def _announce(plan, settled, sandbox) -> None:
     tournament = settled.tournament
     for game_plan in tournament.plans:
         typer.echo(
@@ -226,6 +244,11 @@ def _announce(plan, settled) -> None:
         f"seed {tournament.seed}, {settled.jobs} job(s), isolation {how}, results in {plan.db}",
         err=True,
     )
+    if settled.isolation == "process":
+        from arena.execution.process.bubblewrap import describe
+
+        _out_of_bots_reach()
+        typer.echo(describe(sandbox, tournament.bot_memory), err=True)
 
 
 def _report(summary) -> None:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from arena.execution.backend import Backend, make_backend
 from arena.execution.context import PlayContext
+from arena.execution.process.bubblewrap import SandboxSettings
 from arena.games.base import Game
 from arena.plugins.loading import Registry
 from arena.ratings.trueskill import RatingTable
@@ -54,8 +55,10 @@ def run_tournament(
     jobs: int = 1,
     resume: bool = True,
     progress: ProgressCallback | None = None,
+    sandbox: SandboxSettings | None = None,
 ) -> RunSummary:
-    """Play the tournament's games that are not stored yet, rate them, store them."""
+    """Play the tournament's games that are not stored yet, rate them, store them (bot processes
+    sandboxed as ``sandbox`` says, by default bubblewrap if it works)."""
     run_id, resumed = _open_run(store, tournament, resume)
     games, schedules = _schedules(tournament, registry, store, run_id)
     began = time.perf_counter()
@@ -68,6 +71,7 @@ def run_tournament(
         records=tournament.records,
         bot_memory=tournament.bot_memory * 1024 * 1024,
         bot_cpu=tournament.bot_cpu,
+        sandbox=sandbox or SandboxSettings(),
         interrupt=saver.interrupt,
     )
     summary = RunSummary(run_id, 0, sum(done for _, _, done in schedules), 0, 0.0, resumed=resumed)
