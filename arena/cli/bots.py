@@ -31,6 +31,10 @@ def bots(
         raise fail(f"--isolation must be shared or process, not {isolation!r}")
     isolated = isolation == "process"
     settings = sandbox_settings(sandbox) if isolated else None
+    if isolated:  # a loading process of the same user may not write into this one's output
+        from arena.execution.process.sandbox import no_memory_access
+
+        no_memory_access()
     registry = load_registry(bots_dir, quiet=True, isolated=isolated, sandbox=settings)
     rows = bot_rows(registry)
     if rows:
