@@ -424,3 +424,13 @@ def test_descendants_of_a_block_end_with_it():
         orphan = int(child.stdout)
         assert orphan in children()  # given to this process, the subreaper, not to init
     assert not _alive(orphan)
+
+
+def test_a_bot_file_symlinked_from_another_folder_loads_in_the_sandbox(bwrap, tmp_path):
+    from arena.execution.process.sandboxed_loading import load_registry_isolated
+
+    real = write_bots(tmp_path / "elsewhere", {"first_bot.py": FIRST_BOT}) / "first_bot.py"
+    folder = write_bots(tmp_path / "bots", {"random_bot.py": RANDOM_BOT})
+    (folder / "first_bot.py").symlink_to(real)
+    registry = load_registry_isolated(folder, entry_points=False)
+    assert set(registry.bots) == {"random", "first"}, registry.errors

@@ -216,6 +216,8 @@ def _visible_folders(files: list[str]) -> list[str]:
         if not os.path.islink(top):
             wanted.add(top)
     wanted.update(os.path.dirname(os.path.realpath(f)) for f in files)
+    # (and the folder it was found in, should the file be a symlink to another)
+    wanted.update(os.path.dirname(os.path.abspath(f)) for f in files)
     found = [p for p in wanted if p and os.path.isdir(p)]
     # both the path as named and where it leads (a symlinked prefix is used by either name)
     real = sorted({os.path.abspath(p) for p in found} | {os.path.realpath(p) for p in found})
