@@ -146,8 +146,9 @@ def sandbox_settings(mode: str | None, hidden: list[Path] = ()):
     if mode not in bubblewrap.MODES:
         raise fail(f"--sandbox must be one of {', '.join(bubblewrap.MODES)}, not {mode!r}")
     settings = bubblewrap.SandboxSettings(mode, tuple(str(Path(h).absolute()) for h in hidden))
-    try:
-        bubblewrap.active(settings)
-    except bubblewrap.SandboxError as exc:
-        raise fail(str(exc)) from None
+    if mode == "bwrap":  # (``auto`` tries bubblewrap only once a bot process is to start)
+        try:
+            bubblewrap.active(settings)
+        except bubblewrap.SandboxError as exc:
+            raise fail(str(exc)) from None
     return settings

@@ -26,6 +26,7 @@ from collections.abc import Iterator
 
 from arena.execution.context import PlayContext, ScheduledGame
 from arena.execution.descendants import Descendants
+from arena.execution.process import bubblewrap
 from arena.execution.process.isolated_play import IsolatedPlayer
 from arena.execution.workers import TaskFeed, WorkerPool, chunk_sizes
 from arena.referee.outcome import GameOutcome
@@ -98,6 +99,7 @@ class IsolatedBots(SharedWorkers):
 
     def new_pool(self) -> WorkerPool:
         context = self.context
+        bubblewrap.active(context.sandbox)  # tried here, once: the forked workers inherit it
 
         def play_tasks(feed: TaskFeed, slot) -> None:
             IsolatedPlayer(context).play(feed)
