@@ -679,13 +679,14 @@ def test_bot_using_up_its_cpu_limit_is_a_cpu_fault_and_its_process_replaced(tmp_
         header=f"import os\nimport signal\nimport time\n{ignore}",
     )
     # A long move time: 0.4 s of CPU must not turn into a timeout on a loaded machine.
+    # (--sandbox none: the bot reports through a file outside its folder, which bubblewrap hides)
     ran = hostile_run(
         tmp_path,
         {"burner.py": burner},
         "burner,random",
         "process",
         games=4,
-        extra=("--bot-cpu", 1),
+        extra=("--bot-cpu", 1, "--sandbox", "none"),
         move_time=5.0,
     )
     assert_completed(ran)
@@ -805,7 +806,8 @@ def test_bot_output_never_reaches_the_tables_on_stdout(tmp_path, where, mode):
     ran = hostile_run(tmp_path, {"noisy.py": source}, "noisy,random", mode, games=2)
     assert ran.proc.returncode == 0, ran.proc.stderr
     assert set(ran.rows) == {"noisy", "random"}  # stdout is exactly the JSON document
-    assert "noise" in ran.proc.stderr
+    # A bot's own process writes nowhere: arena's output is arena's (docs/security.md).
+    assert ("noise" in ran.proc.stderr) == (mode == "shared")
 
 
 # A bot that loads in the run's own process, where a helper file loaded before it left a module
@@ -857,7 +859,14 @@ ONCE_ONLY = bot_file(
 
 
 def test_bot_that_cannot_start_in_its_own_process_forfeits_and_the_others_play(tmp_path):
-    ran = hostile_run(tmp_path, {"once_only.py": ONCE_ONLY}, "once-only,random,first", "process")
+    # (--sandbox none: the bot writes a file into its folder, which bubblewrap shows read-only)
+    ran = hostile_run(
+        tmp_path,
+        {"once_only.py": ONCE_ONLY},
+        "once-only,random,first",
+        "process",
+        extra=("--sandbox", "none"),
+    )
     assert_completed(ran)
     assert_others_untouched(ran, {"once-only"})
     assert ran.rows["once-only"]["forfeits"] == len(ran.seats_of("once-only"))
@@ -1130,7 +1139,16 @@ def test_process_mode_what_a_bot_starts_ends_with_its_process(tmp_path):
         """,
         header="import os\nimport subprocess\nimport sys",
     )
-    ran = hostile_run(tmp_path, {"spawner.py": spawner}, "spawner,random", "process", games=2)
+    # (--sandbox none: the bot reports through a file outside its folder, which bubblewrap hides;
+    # under bubblewrap as root it may start no process at all: test_sandbox_caps_processes)
+    ran = hostile_run(
+        tmp_path,
+        {"spawner.py": spawner},
+        "spawner,random",
+        "process",
+        games=2,
+        extra=("--sandbox", "none"),
+    )
     assert ran.proc.returncode == 0, ran.proc.stderr[-2000:]
     started = [int(line) for line in pids.read_text().split()]
     assert started
@@ -1156,7 +1174,9 @@ def test_bot_cannot_learn_the_deal_seed_from_its_generator_or_attributes(tmp_pat
         """,
         header="import json",
     )
-    ran = hostile_run(tmp_path, {"peeker.py": peeker}, "peeker,random", mode, games=2)
+    # (--sandbox none: the bot reports through a file outside its folder, which bubblewrap hides)
+    extra = ("--sandbox", "none") if mode == "process" else ()
+    ran = hostile_run(tmp_path, {"peeker.py": peeker}, "peeker,random", mode, games=2, extra=extra)
     assert_completed(ran)
     reports = [json.loads(line) for line in seen.read_text().splitlines()]
     seeds = {seed for _, _, seed, *_ in ran.seat_table()}

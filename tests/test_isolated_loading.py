@@ -18,6 +18,7 @@ from conftest import FIRST_BOT, RANDOM_BOT, REPO, STANDARD_BOTS, bot_file, plugi
 from test_cli import arena_process, run_args
 from test_hostile_bots import BROKEN_FILES
 
+from arena.execution.process.bubblewrap import SandboxSettings
 from arena.execution.process.sandboxed_loading import LoadedElsewhere, load_registry_isolated
 from arena.plugins.loading import load_registry
 
@@ -112,7 +113,8 @@ def test_no_bot_file_runs_in_arenas_own_process(tmp_path):
     spy = f"import os\nopen({str(marker)!r}, 'a').write(f'{{os.getpid()}}\\n')\n" + RANDOM_BOT
     folder = write_bots(tmp_path / "bots", {"spy.py": spy, "first_bot.py": FIRST_BOT})
     before = set(sys.modules)
-    registry = load_registry_isolated(folder, entry_points=False)
+    # (no bubblewrap: the spy writes outside its folder, which bubblewrap hides)
+    registry = load_registry_isolated(folder, entry_points=False, sandbox=SandboxSettings("none"))
     assert plugin_bots(registry) == {"random", "first"}
     pids = marker.read_text().split()
     assert len(pids) == 1 and int(pids[0]) != os.getpid()

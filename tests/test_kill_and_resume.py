@@ -65,10 +65,11 @@ class Arena:
     """``python -m arena ...`` as a real process in its own session, marked for finding its
     children in /proc."""
 
-    def __init__(self, tmp_path: Path, *args, mark: str | None = None, preexec_fn=None, cwd=None):
+    def __init__(self, tmp_path: Path, *args, mark=None, preexec_fn=None, cwd=None, env_extra=None):
         self.mark = mark or uuid.uuid4().hex
         env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
         env[MARK] = self.mark
+        env.update(env_extra or {})
         self.out = tmp_path / f"out-{uuid.uuid4().hex[:8]}"
         self.err = self.out.with_suffix(".err")
         with open(self.out, "w") as out, open(self.err, "w") as err:
@@ -106,8 +107,8 @@ class Arena:
         self.proc.wait()
 
 
-def run_to_end(tmp_path, *args, mark=None, preexec_fn=None, cwd=None) -> Arena:
-    arena = Arena(tmp_path, *args, mark=mark, preexec_fn=preexec_fn, cwd=cwd)
+def run_to_end(tmp_path, *args, mark=None, preexec_fn=None, cwd=None, env_extra=None) -> Arena:
+    arena = Arena(tmp_path, *args, mark=mark, preexec_fn=preexec_fn, cwd=cwd, env_extra=env_extra)
     arena.wait()
     return arena
 
@@ -606,6 +607,8 @@ LIMITS = bot_file(
     '    log.write(f"{os.getpid()}\\n")',
 )
 MIB = 1024 * 1024
+# The limits bot logs into its own folder, which the bubblewrap sandbox shows read-only.
+NO_SANDBOX = {"ARENA_SANDBOX": "none"}
 NO_LIMITS = (
     f"{resource.getrlimit(resource.RLIMIT_AS)[0]} {resource.getrlimit(resource.RLIMIT_CPU)[0]}"
 )
@@ -681,7 +684,9 @@ def test_the_ctrl_c_hint_resumes_a_process_isolation_run_with_its_isolation_and_
     common = ["--games", total, "--seed", "contest", "-j", 1, "--bots", "limits,random,first"]
     common += ["--game", "how-low", "--game", TD]
     limits = ["--isolation", "process", "--bot-memory", 512, "--bot-cpu", 600]
-    started = Arena(tmp_path, "run", *common, "--db", db, "--bots-dir", bots, *limits)
+    started = Arena(
+        tmp_path, "run", *common, "--db", db, "--bots-dir", bots, *limits, env_extra=NO_SANDBOX
+    )
     # Ctrl-C once the first game's games are stored, while the second's are played.
     assert ctrl_c_when(started, lambda: games_stored(db) >= total) == 130, started.stderr
     stored = games_stored(db)
@@ -694,7 +699,7 @@ def test_the_ctrl_c_hint_resumes_a_process_isolation_run_with_its_isolation_and_
 
     hint = interrupted_hint(started.stderr)
     assert hint == ["arena", "run", "--resume", "--db", str(db), "--bots-dir", str(bots)]
-    resumed = run_to_end(tmp_path, *hint[1:])
+    resumed = run_to_end(tmp_path, *hint[1:], env_extra=NO_SANDBOX)
     assert resumed.proc.returncode == 0, resumed.stderr
     assert "isolation process" in header(resumed.stderr)
     assert f"resumed run 1: {stored} games were already stored" in resumed.stderr
@@ -730,12 +735,14 @@ def test_rerunning_a_tournament_file_keeps_the_isolation_it_began_with_unless_th
         encoding="utf-8",
     )
     # 1. Begun in process isolation, stopped while the second game is played.
-    started = Arena(tmp_path, "run", cup, "--isolation", "process", "--bot-memory", 256)
+    started = Arena(
+        tmp_path, "run", cup, "--isolation", "process", "--bot-memory", 256, env_extra=NO_SANDBOX
+    )
     assert ctrl_c_when(started, lambda: games_stored(db) >= total) == 130, started.stderr
     assert limits_seen(bots) == {f"{256 * MIB} -1"}
     # 2. The same file again: still process isolation, the same limits (stopped again as soon
     # as a bot process has played).
-    again = Arena(tmp_path, "run", cup)
+    again = Arena(tmp_path, "run", cup, env_extra=NO_SANDBOX)
     assert ctrl_c_when(again, lambda: _has_a_line(bots / "limits.log")) == 130, again.stderr
     assert "isolation process" in header(again.stderr)
     assert limits_seen(bots) == {f"{256 * MIB} -1"}

@@ -208,7 +208,11 @@ def test_bot_ending_its_process_never_sees_a_deal_again_and_is_excluded_after_th
         {"peeker.py": source},
         "peeker,random",
         games=200,
-        extra=("--no-duplicate",),
+        extra=(
+            "--no-duplicate",
+            "--sandbox",
+            "none",
+        ),  # (it writes what it sees outside its folder)
     )
     assert_completed(ran)
     assert_others_untouched(ran, {"peeker"})
@@ -273,7 +277,7 @@ def test_bot_excluded_in_one_game_of_the_run_stays_excluded_in_the_next(tmp_path
         """,
         header="import os",
     ).replace("    def act(", "    moves = []\n\n    def act(")
-    extra = ("--game", TD, "--game", HL, "--no-duplicate")
+    extra = ("--game", TD, "--game", HL, "--no-duplicate", "--sandbox", "none")  # (writes `seen`)
     ran, seconds = run_bounded(tmp_path, {"crasher.py": source}, "crasher,random", 200, extra=extra)
     assert ran.proc.returncode == 0, ran.proc.stderr[-2000:]
     assert len(exclusions(ran)) == 1, ran.proc.stderr

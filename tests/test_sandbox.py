@@ -89,3 +89,41 @@ def test_the_filter_program_jumps_stay_inside_it(machine):
         if code in (0x15, 0x35):
             assert index + 1 + jt < len(rows) and index + 1 + jf < len(rows)
     assert rows[-1][0] == 0x06 and rows[-2][0] == 0x06  # it ends in returns
+
+
+NO_PROCESSES = r"""
+import os, subprocess, threading
+from arena.execution.process.sandbox import signal_only_self
+
+print("installed", signal_only_self(no_processes=True))
+seen = []
+thread = threading.Thread(target=lambda: seen.append(1))
+thread.start()
+thread.join()
+print("thread", "allowed" if seen else "refused")
+for what, start in [
+    ("fork", lambda: os.fork() or os.wait()),
+    ("subprocess", lambda: subprocess.run(["true"])),
+]:
+    try:
+        if start() == 0:  # (the child of a fork that was allowed)
+            os._exit(0)
+        print(what, "allowed")
+    except BlockingIOError:  # EAGAIN, as at a process limit
+        print(what, "refused")
+"""
+
+
+def test_a_process_filtered_with_no_processes_may_start_threads_but_no_process():
+    """The process cap of a sandboxed bot of a root run (the kernel ignores RLIMIT_NPROC there)."""
+    done = subprocess.run(
+        [sys.executable, "-c", NO_PROCESSES], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    seen = dict(line.rsplit(" ", 1) for line in done.stdout.splitlines())
+    assert seen == {
+        "installed": "True",
+        "thread": "allowed",
+        "fork": "refused",
+        "subprocess": "refused",
+    }

@@ -3,7 +3,9 @@
 The engine figure is random legal play with no harness (``bench.engines``). The harness figure is a
 real tournament — four seeded random bots, the referee with its time limit, TrueSkill updates and
 SQLite storage with records — run with ``--jobs 1`` and ``--jobs 2``, with the bots inside the game
-workers (``--isolation shared``) and each in its own process (``--isolation process``). Each
+workers (``--isolation shared``) and each in its own process (``--isolation process``, with the
+bubblewrap sandbox when it works here and without it, and what starting one bot process costs
+either way: ``bench.startup``). Each
 figure is the median of ``repeats`` measurements; ratios are taken between medians measured in
 the same run.
 """
@@ -17,7 +19,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from arena.bench.engines import bench_games, measure
-from arena.execution.process import wire
+from arena.bench.startup import bot_start_line
+from arena.execution.process import bubblewrap, wire
+from arena.execution.process.bubblewrap import SandboxSettings
 from arena.plugins.loading import Registry, load_registry
 from arena.ratings.trueskill import environment_for
 from arena.store.database import Store
@@ -54,8 +58,9 @@ def harness_rate(
     records: bool = True,
     seed: int = 1,
     isolation: str = "shared",
+    sandbox: str = "auto",
 ) -> tuple[float, float]:
-    """(decisions/s, games/s) of one full run of four random bots."""
+    """(decisions/s, games/s) of one full run of four random bots (``sandbox``: ``--sandbox``)."""
     with tempfile.TemporaryDirectory() as folder:
         registry = _random_registry(Path(folder))
         game_class = registry.games[game_name].cls
@@ -70,7 +75,9 @@ def harness_rate(
         )
         store = Store(Path(folder) / "bench.db")
         start = time.perf_counter()
-        summary = run_tournament(tournament, registry, store, jobs=jobs, resume=False)
+        summary = run_tournament(
+            tournament, registry, store, jobs=jobs, resume=False, sandbox=SandboxSettings(sandbox)
+        )
         seconds = time.perf_counter() - start
         store.close()
     return summary.decisions / seconds, summary.games_played / seconds
@@ -109,17 +116,31 @@ def run_bench(
             f"{game.name:<20} --jobs 2 / --jobs 1 = "
             f"{figures[(game.name, 'jobs2')] / figures[(game.name, 'jobs1')]:.2f}×"
         )
-        # A quarter of the shared mode's rate or more: half as many games take two seconds or
-        # more, so that starting the four bot processes (about 0.2 s) counts for a tenth at most.
+        _process_rates(game.name, run_games, repeats, figures, echo)
+    if harness:
+        echo(bot_start_line(repeats=max(5, repeats * 3)))
+    return figures
+
+
+def _process_rates(name: str, run_games: int, repeats: int, figures: dict, echo) -> None:
+    """``--isolation process`` with ``-j 1`` and ``-j 2``: under bubblewrap if it works here, and
+    without any sandbox, in the same sitting."""
+    sandboxes = ["bwrap", "none"] if bubblewrap.active(SandboxSettings()) else ["none"]
+    # A quarter of the shared mode's rate or more: half as many games take two seconds or
+    # more, so that starting the four bot processes (about 0.2 s) counts for a tenth at most.
+    for sandbox in sandboxes:
         for jobs in (1, 2):
+            half = run_games // 2
             rates = [
-                harness_rate(game.name, run_games // 2, jobs, seed=r, isolation="process")
+                harness_rate(name, half, jobs, seed=r, isolation="process", sandbox=sandbox)
                 for r in range(repeats)
             ]
             dps = statistics.median(r[0] for r in rates)
-            figures[(game.name, f"process{jobs}")] = dps
+            figures[(name, f"process{jobs}-{sandbox}")] = dps
+            if sandbox == sandboxes[0]:
+                figures[(name, f"process{jobs}")] = dps
             echo(
-                f"{game.name:<20} --isolation process --jobs {jobs}  {dps:>10,.0f} decisions/s"
-                f"  ({dps / figures[(game.name, f'jobs{jobs}')]:.2f}× the shared mode)"
+                f"{name:<20} --isolation process --jobs {jobs} --sandbox {sandbox:<5}"
+                f" {dps:>10,.0f} decisions/s"
+                f"  ({dps / figures[(name, f'jobs{jobs}')]:.2f}× the shared mode)"
             )
-    return figures

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.common import BotsDir, fail, folders, load_registry
+from arena.cli.common import BotsDir, SandboxMode, fail, folders, load_registry, sandbox_settings
 
 
 def bots(
@@ -19,6 +19,7 @@ def bots(
             "process, as `arena run --isolation process` does (for files you do not trust)."
         ),
     ] = "shared",
+    sandbox: SandboxMode = None,
 ) -> None:
     """List the loaded bots with their games and source files, and every bot file that failed."""
     from tabulate import tabulate
@@ -28,7 +29,13 @@ def bots(
 
     if isolation not in ("shared", "process"):
         raise fail(f"--isolation must be shared or process, not {isolation!r}")
-    registry = load_registry(bots_dir, quiet=True, isolated=isolation == "process")
+    isolated = isolation == "process"
+    settings = sandbox_settings(sandbox) if isolated else None
+    if isolated:  # a loading process of the same user may not write into this one's output
+        from arena.execution.process.sandbox import no_memory_access
+
+        no_memory_access()
+    registry = load_registry(bots_dir, quiet=True, isolated=isolated, sandbox=settings)
     rows = bot_rows(registry)
     if rows:
         typer.echo(

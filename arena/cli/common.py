@@ -84,9 +84,11 @@ def load_registry(
     quiet: bool = False,
     isolated: bool = False,
     memory_mib: int = 1024,
+    sandbox=None,
 ):
-    """The registry; ``isolated``: bot files imported only by a sandboxed loading process.
-    Unless ``quiet``, each bot file that failed to load is a warning on stderr."""
+    """The registry; ``isolated``: bot files imported only by a sandboxed loading process
+    (bubblewrap as ``sandbox``, a ``SandboxSettings``, says). Unless ``quiet``, each bot file
+    that failed to load is a warning on stderr."""
     from arena.execution.process.sandboxed_loading import load_registry_isolated
     from arena.plugins.loading import load_registry as load_here
 
@@ -95,7 +97,7 @@ def load_registry(
         if not Path(folder).is_dir():
             raise fail(f"--bots-dir {folder}: no such folder")
     if isolated:
-        registry = load_registry_isolated(given or None, memory_mib=memory_mib)
+        registry = load_registry_isolated(given or None, memory_mib=memory_mib, sandbox=sandbox)
     else:
         registry = load_here(given or None)
     if not quiet:
@@ -202,3 +204,43 @@ def print_tables(
     except StoreError as exc:
         store.close()
         raise fail(str(exc)) from None
+
+
+SandboxMode = Annotated[
+    str | None,
+    typer.Option(
+        "--sandbox",
+        help="Around bot processes (--isolation process): bwrap (bubblewrap: no network, no "
+        "view of your files, a private /proc, uid 65534), none, or auto: bwrap if it works here. "
+        "[default: $ARENA_SANDBOX or auto]",
+        show_default=False,
+    ),
+]
+
+
+def sandbox_settings(mode: str | None, hidden: list[Path] = ()):
+    """The checked ``--sandbox``, hiding ``hidden`` folders from bots; a one-line error if
+    bubblewrap is required and does not work."""
+    from arena.execution.process import bubblewrap
+
+    mode = (mode or bubblewrap.default_mode()).strip().lower()
+    if mode not in bubblewrap.MODES:
+        raise fail(f"--sandbox must be one of {', '.join(bubblewrap.MODES)}, not {mode!r}")
+    settings = bubblewrap.SandboxSettings(mode, tuple(str(Path(h).absolute()) for h in hidden))
+    if mode == "bwrap":  # (``auto`` tries bubblewrap only once a bot process is to start)
+        try:
+            bubblewrap.active(settings)
+        except bubblewrap.SandboxError as exc:
+            raise fail(str(exc)) from None
+    return settings
+
+
+def announce_sandbox(settings, bot_memory_mib: int) -> None:
+    """Before bot processes start: this process out of their reach (non-dumpable: a bot process of
+    the same user can neither write into its output through ``/proc/PID/fd/1`` nor read its
+    memory), and one line saying how they are sandboxed."""
+    from arena.execution.process.bubblewrap import describe
+    from arena.execution.process.sandbox import no_memory_access
+
+    no_memory_access()
+    typer.echo(describe(settings, bot_memory_mib), err=True)

@@ -3,12 +3,23 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from arena.cli.common import BotsDir, DbPath, check_format, fail, load_registry, open_store, warn
+from arena.cli.common import (
+    BotsDir,
+    DbPath,
+    announce_sandbox,
+    check_format,
+    fail,
+    load_registry,
+    open_store,
+    sandbox_settings,
+    warn,
+)
 
 Bot = Annotated[str, typer.Argument(help="A bot (its current version, or name@N).")]
 Float = float
@@ -78,9 +89,9 @@ def match(
         bot_memory=bot_memory, bot_cpu=bot_cpu, db=db, bots_dirs=bots_dirs, duplicate=True,
         again=again, match={"sprt": test},
     )  # fmt: skip
-    plan, registry, store, settled = _settle(options)
+    plan, registry, store, settled, sandbox = _settle(options)
     try:
-        result = _play(plan, registry, store, settled, quiet)
+        result = _play(plan, registry, store, settled, quiet, sandbox)
     finally:
         store.close()
     typer.echo(json.dumps(result, indent=2) if fmt == "json" else describe(result))
@@ -94,7 +105,10 @@ def _settle(options):
 
     try:
         plan = plan_run(options, None, _unfinished_runs, default_db())
-        registry, store, settled = settle(plan, load_registry, open_store, warn)
+        # Bots must not see the database, whatever folder the sandbox shows them.
+        sandbox = sandbox_settings(None, hidden=[Path(plan.db).parent])
+        load = partial(load_registry, sandbox=sandbox)
+        registry, store, settled = settle(plan, load, open_store, warn)
     except PlanError as exc:
         raise fail(str(exc)) from None
     plans = settled.tournament.plans
@@ -102,7 +116,7 @@ def _settle(options):
         store.close()
         games = ", ".join(p.game for p in plans)
         raise fail(f"{options.bots[0]} and {options.bots[1]} both play {games}: choose with --game")
-    return plan, registry, store, settled
+    return plan, registry, store, settled, sandbox
 
 
 def _unfinished_runs(db: Path) -> list:
@@ -115,7 +129,7 @@ def _unfinished_runs(db: Path) -> list:
         store.close()
 
 
-def _play(plan, registry, store, settled, quiet: bool) -> dict:
+def _play(plan, registry, store, settled, quiet: bool, sandbox) -> dict:
     from arena.execution.process.bot_process import IsolationError
     from arena.execution.workers import WorkerError
     from arena.store.database import StoreError
@@ -131,11 +145,14 @@ def _play(plan, registry, store, settled, quiet: bool) -> dict:
         f"{tournament.games_per_game} games; seed {tournament.seed}, results in {plan.db}",
         err=True,
     )
+    if settled.isolation == "process":
+        announce_sandbox(sandbox, tournament.bot_memory)
     progress = Progress(enabled=not quiet)
     try:
         with progress:
             summary = run_tournament(
                 tournament, registry, store, jobs=settled.jobs, resume=True, stopper=stopper,
+                sandbox=sandbox,
                 progress=lambda g, done, total: progress.update(g, done, total, stopper.status()),
             )  # fmt: skip
     except (StoreError, TournamentError, WorkerError, IsolationError) as exc:

@@ -13,8 +13,10 @@ from arena.cli.common import (
     BotsDir,
     DbPath,
     Params,
+    SandboxMode,
     SortBy,
     Variant,
+    announce_sandbox,
     check_format,
     check_sort,
     fail,
@@ -23,6 +25,7 @@ from arena.cli.common import (
     names,
     open_store,
     print_tables,
+    sandbox_settings,
     warn,
 )
 
@@ -164,6 +167,7 @@ def run(
     fmt: Format = "table",
     sort: SortBy = "conservative",
     quiet: Quiet = False,
+    sandbox: SandboxMode = None,
 ) -> None:
     """Play tournaments, rate the bots with TrueSkill, print the leaderboard.
 
@@ -179,12 +183,18 @@ def run(
     bots = names(bots)
     params = game_params(param)
     gauntlet = names(gauntlet)
-    given = locals()  # every option but --format, --sort and --quiet is a RunOptions field
+    given = (
+        locals()
+    )  # every option but --format, --sort, --quiet and --sandbox is a RunOptions field
     options = RunOptions(**{f.name: given[f.name] for f in fields(RunOptions) if f.name in given})
     plan = _plan(options, tournament_file)
-    registry, store, settled = _settle(plan)
+    # Bots must not see the database, whatever folder the sandbox shows them.
+    settings = sandbox_settings(sandbox, hidden=[Path(plan.db).parent])
+    if plan.load_isolated:
+        _out_of_bots_reach()
+    registry, store, settled = _settle(plan, settings)
     try:
-        summary = _play(plan, registry, store, settled, quiet, fail_fast)
+        summary = _play(plan, registry, store, settled, quiet, settings, fail_fast)
         _report_faults(plan, store, summary)
         if summary.stopped_by is not None:
             _report_stop(store, registry, summary)
@@ -238,18 +248,28 @@ def _unfinished_runs(db: Path) -> list:
         store.close()
 
 
-def _settle(plan):
+def _out_of_bots_reach() -> None:
+    """This process non-dumpable: a bot process of the same user can then neither write into
+    its output through ``/proc/PID/fd/1`` nor read its memory (the sandbox hides it from root)."""
+    from arena.execution.process.sandbox import no_memory_access
+
+    no_memory_access()
+
+
+def _settle(plan, sandbox):
     """(registry, store, settled run), or a one-line error."""
+    from functools import partial
+
     from arena.limits import PlanError
     from arena.tournament.settle import settle
 
     try:
-        return settle(plan, load_registry, open_store, warn)
+        return settle(plan, partial(load_registry, sandbox=sandbox), open_store, warn)
     except PlanError as exc:
         raise fail(str(exc)) from None
 
 
-def _play(plan, registry, store, settled, quiet: bool, fail_fast: bool = False):
+def _play(plan, registry, store, settled, quiet: bool, sandbox, fail_fast: bool = False):
     """Play (or continue) the settled run with a progress display; report what was played."""
     from arena.execution.process.bot_process import IsolationError
     from arena.execution.workers import WorkerError
@@ -257,7 +277,7 @@ def _play(plan, registry, store, settled, quiet: bool, fail_fast: bool = False):
     from arena.tournament.run import TournamentError, run_tournament
     from arena.views.progress import Progress
 
-    _announce(plan, settled)
+    _announce(plan, settled, sandbox)
     progress = Progress(enabled=not quiet)
     try:
         with progress:
@@ -269,6 +289,7 @@ def _play(plan, registry, store, settled, quiet: bool, fail_fast: bool = False):
                 resume=True,
                 progress=progress.update,
                 fail_fast=fail_fast,
+                sandbox=sandbox,
             )
     except (StoreError, TournamentError, WorkerError, IsolationError) as exc:
         raise fail(str(exc), code=1) from None
@@ -276,7 +297,7 @@ def _play(plan, registry, store, settled, quiet: bool, fail_fast: bool = False):
     return summary
 
 
-def _announce(plan, settled) -> None:
+def _announce(plan, settled, sandbox) -> None:
     from arena.views.fields import describe_plan
 
     tournament = settled.tournament
@@ -289,6 +310,8 @@ def _announce(plan, settled) -> None:
         f"seed {tournament.seed}, {settled.jobs} job(s), isolation {how}, results in {plan.db}",
         err=True,
     )
+    if settled.isolation == "process":
+        announce_sandbox(sandbox, tournament.bot_memory)
 
 
 def _report(summary) -> None:

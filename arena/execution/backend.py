@@ -25,6 +25,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from arena.execution.context import PlayContext, ScheduledGame
+from arena.execution.descendants import Descendants
+from arena.execution.process import bubblewrap
 from arena.execution.process.isolated_play import IsolatedPlayer
 from arena.execution.workers import TaskFeed, WorkerPool, chunk_sizes
 from arena.referee.faults import is_exclusion
@@ -76,10 +78,17 @@ class SharedWorkers(Backend):
         super().__init__(context)
         self.jobs = max(1, jobs)
         self.pool: WorkerPool | None = None
+        # What the bots start (in the workers, or from their own processes) ends with the run.
+        self.descendants = Descendants()
+
+    def __enter__(self) -> SharedWorkers:
+        self.descendants.__enter__()
+        return self
 
     def __exit__(self, *exc) -> None:
         if self.pool is not None:  # (a caller that stopped iterating: stop the workers now)
             self.pool.__exit__(*exc)
+        self.descendants.__exit__(*exc)
 
     def new_pool(self) -> WorkerPool:
         return WorkerPool(self.jobs, self.context.play, self.context.move_time)
@@ -112,6 +121,7 @@ class IsolatedBots(SharedWorkers):
 
     def new_pool(self) -> WorkerPool:
         context = self.context
+        bubblewrap.active(context.sandbox)  # tried here, once: the forked workers inherit it
         excluded = dict(self.excluded)
 
         def play_tasks(feed: TaskFeed, slot) -> None:

@@ -9,9 +9,11 @@ import signal
 from pathlib import Path
 
 
-def die_with_parent() -> None:
+def die_with_parent(orphan_check: bool = True) -> None:
     """Ask Linux to kill this process when its parent dies (a ``kill -9`` of the run leaves no
-    orphans behind). Elsewhere a no-op: orphans then end when their pipes close."""
+    orphans behind). Elsewhere a no-op: orphans then end when their pipes close.
+    ``orphan_check``: a parent of pid 1 means it has died already (not so in a PID namespace,
+    whose pid 1 is the parent)."""
     try:
         import ctypes
 
@@ -20,7 +22,7 @@ def die_with_parent() -> None:
         libc.prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
     except (OSError, AttributeError):
         pass
-    if os.getppid() == 1:  # the parent died before we asked
+    if orphan_check and os.getppid() == 1:  # the parent died before we asked
         os._exit(1)
 
 

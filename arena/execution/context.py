@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from arena.execution.process.bubblewrap import SandboxSettings
 from arena.games.base import Game
 from arena.plugins.loading import Registry
 from arena.referee.inline import play_game
@@ -44,6 +45,7 @@ class PlayContext:
     records: bool = False
     bot_memory: int = 0  # bytes of address space for a bot's own process; 0: no limit
     bot_cpu: int | None = None  # CPU seconds for a bot's own process
+    sandbox: SandboxSettings = field(default_factory=SandboxSettings)  # around a bot's process
     interrupt: Interrupt = field(default_factory=Interrupt)
 
     def play(

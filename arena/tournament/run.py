@@ -20,6 +20,7 @@ from pathlib import Path
 
 from arena.execution.backend import Backend, make_backend
 from arena.execution.context import PlayContext, ScheduledGame
+from arena.execution.process.bubblewrap import SandboxSettings
 from arena.games.base import Game
 from arena.plugins.loading import Registry
 from arena.ratings.trueskill import RatingTable
@@ -67,8 +68,10 @@ def run_tournament(
     progress: ProgressCallback | None = None,
     stopper: Stopper | None = None,
     fail_fast: bool = False,
+    sandbox: SandboxSettings | None = None,
 ) -> RunSummary:
-    """Play the tournament's games that are not stored yet, rate them, store them. A match
+    """Play the tournament's games that are not stored yet, rate them, store them (bot processes
+    sandboxed as ``sandbox`` says, by default bubblewrap if it works). A match
     (``tournament.match``) stops once its ``stopper`` (default: ``tournament.match``'s) says so,
     between whole boards. ``fail_fast``: stop after storing the first game in which a bot faulted
     (``stopped_by``); the run is marked stopped: not continued by the same command, which starts
@@ -89,6 +92,7 @@ def run_tournament(
         records=tournament.records,
         bot_memory=tournament.bot_memory * 1024 * 1024,
         bot_cpu=tournament.bot_cpu,
+        sandbox=sandbox or SandboxSettings(),
         interrupt=saver.interrupt,
     )
     summary = RunSummary(run_id, 0, sum(done for _, _, done in schedules), 0, 0.0, resumed=resumed)

@@ -34,6 +34,7 @@ import sys
 from array import array
 
 from arena.execution.child_process import die_with_parent
+from arena.execution.process.bubblewrap import confine
 from arena.execution.process.sandbox import no_memory_access, signal_only_self
 from arena.execution.process.wire import (
     FAULT,
@@ -204,7 +205,8 @@ def _limit_memory(limit: int) -> None:
 
 def main() -> None:
     config = json.loads(os.environ.pop(CONFIG_ENV))
-    die_with_parent()
+    processes = int(config.get("processes", 0))
+    die_with_parent(orphan_check=not processes)  # (sandboxed, its parent is the sandbox's pid 1)
     _batch_scheduling()
     command_fd = int(config["command_fd"])
     # The bot's prints must not reach the reply pipe, nor the run's own output.
@@ -213,7 +215,8 @@ def main() -> None:
     if config.get("cpu"):
         seconds = int(config["cpu"])
         resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
-    signal_only_self()  # before the bot's file is imported: it may not kill its worker or the run
+    confine(processes)  # before the bot's file is imported: no process without end
+    signal_only_self(no_processes=processes == 1)  # nor may it kill its worker or the run
     no_memory_access()  # nor may other bots read its memory
     try:
         host = Host(config)

@@ -19,6 +19,7 @@ from collections import deque
 
 from arena.execution.child_process import child_environment
 from arena.execution.context import PlayContext
+from arena.execution.process import bubblewrap
 from arena.execution.process.bot_host import CONFIG_ENV
 from arena.execution.process.wire import CommandEncoder, decode_answers
 from arena.referee.faults import (
@@ -66,14 +67,17 @@ class BotProcess:
             "reply_fd": reply_write,
             "progress_fd": progress_fd,
         }
+        sandboxed = bubblewrap.active(context.sandbox)
+        config["processes"] = bubblewrap.process_cap() if sandboxed else 0
         env = child_environment(CONFIG_ENV, config)
-        self.process = subprocess.Popen(
+        self.process, self.wrapped = bubblewrap.start(
             # -P: not the working directory first on sys.path (a json.py there would do)
             [sys.executable, "-P", "-m", "arena.execution.process.bot_host"],
+            [spec.origin[1]] if spec.origin[0] == "file" else [],
+            context.sandbox,
+            context.bot_memory,
             pass_fds=(command_read, reply_write, progress_fd),
             env=env,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,  # its own process group: killed with whatever it started
         )
         os.close(command_read)
         os.close(reply_write)
@@ -193,7 +197,7 @@ class BotProcess:
             if time.monotonic() >= ending:  # it closed them itself, and goes on
                 return "crash", PIPES_CLOSED
             time.sleep(0.002)
-        code = self.process.returncode
+        code = bubblewrap.exit_code(self.process.returncode, self.wrapped)
         limit = self.cpu
         if limit and (
             -code == signal.SIGXCPU or (-code == signal.SIGKILL and (self.cpu_used or 0.0) >= limit)

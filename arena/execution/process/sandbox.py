@@ -43,6 +43,11 @@ _RET_EPERM = 0x00050000 | 1
 _LD_ABS_W = 0x20  # BPF_LD | BPF_W | BPF_ABS
 _JEQ = 0x15  # BPF_JMP | BPF_JEQ | BPF_K
 _JGE = 0x35  # BPF_JMP | BPF_JGE | BPF_K
+_JSET = 0x45  # BPF_JMP | BPF_JSET | BPF_K
+_RET_EAGAIN = 0x00050000 | 11
+_RET_ENOSYS = 0x00050000 | 38
+_CLONE3 = 435  # the same number on both machines
+_CLONE_THREAD = 0x00010000
 _RET = 0x06  # BPF_RET | BPF_K
 _NR, _ARCH, _ARG0, _ARG1 = 0, 4, 16, 24  # offsets in struct seccomp_data (arguments' low words)
 _X32_BIT = 0x40000000  # x86-64's x32 system calls: refused, arena never makes them
@@ -66,6 +71,8 @@ _SYSCALLS = {
         "self_only": (302, 142, 144, 203, 314),
         "fcntl": 72,
         "ioctl": 16,
+        "clone": 56,
+        "fork": (57, 58),  # fork, vfork
     },
     "aarch64": {
         "arch": 0xC00000B7,
@@ -74,6 +81,8 @@ _SYSCALLS = {
         "self_only": (261, 118, 119, 122, 274),
         "fcntl": 25,
         "ioctl": 29,
+        "clone": 220,
+        "fork": (),  # (no fork nor vfork call: glibc's fork is clone)
     },
 }
 # fcntl commands that make the kernel signal another process later: F_SETOWN, F_SETSIG,
@@ -101,8 +110,13 @@ def supported() -> bool:
     return platform.system() == "Linux" and platform.machine() in _SYSCALLS
 
 
-def filter_program(machine: str, pid: int) -> list[tuple[int, int, int, int]]:
-    """The BPF program as (code, jump if true, jump if false, constant) rows."""
+def filter_program(
+    machine: str, pid: int, no_processes: bool = False
+) -> list[tuple[int, int, int, int]]:
+    """The BPF program as (code, jump if true, jump if false, constant) rows. ``no_processes``:
+    new threads only, no new process (``fork``, ``vfork`` and a ``clone`` without
+    ``CLONE_THREAD`` fail with ``EAGAIN``, as at a process limit; ``clone3``, whose flags a filter
+    cannot read, with ``ENOSYS``, so that the C library falls back to ``clone``)."""
     calls = _SYSCALLS[machine]
     # Rows with labels for jump targets ("next" is the row after), resolved below.
     program: list = [
@@ -114,10 +128,23 @@ def filter_program(machine: str, pid: int) -> list[tuple[int, int, int, int]]:
     program += [(_JEQ, "check pid", "next", nr) for nr in calls["own_pid_only"]]
     program += [(_JEQ, "refuse", "next", nr) for nr in calls["refused"]]
     program += [(_JEQ, "check self", "next", nr) for nr in calls["self_only"]]
+    if no_processes:
+        program += [(_JEQ, "too many", "next", nr) for nr in calls["fork"]]
+        program += [(_JEQ, "no such call", "next", _CLONE3)]
+        program += [(_JEQ, "check clone", "next", calls["clone"])]
     program += [
         (_JEQ, "check fcntl", "next", calls["fcntl"]),
         (_JEQ, "check ioctl", "next", calls["ioctl"]),
         (_RET, None, None, _RET_ALLOW),
+        *(
+            [
+                "check clone",
+                (_LD_ABS_W, None, None, _ARG0),
+                (_JSET, "allow", "too many", _CLONE_THREAD),
+            ]
+            if no_processes
+            else []
+        ),
         "check pid",
         (_LD_ABS_W, None, None, _ARG0),
         (_JEQ, "allow", "refuse", pid & 0xFFFFFFFF),
@@ -137,6 +164,9 @@ def filter_program(machine: str, pid: int) -> list[tuple[int, int, int, int]]:
         "refuse",
         (_RET, None, None, _RET_EPERM),
     ]
+    if no_processes:  # (jumps go forward only: these after every row that jumps to them)
+        program += ["too many", (_RET, None, None, _RET_EAGAIN)]
+        program += ["no such call", (_RET, None, None, _RET_ENOSYS)]
     labels, rows = {}, []
     for entry in program:
         if isinstance(entry, str):
@@ -152,13 +182,13 @@ def filter_program(machine: str, pid: int) -> list[tuple[int, int, int, int]]:
     return [(code, jump(jt, i), jump(jf, i), k) for i, (code, jt, jf, k) in enumerate(rows)]
 
 
-def signal_only_self() -> bool:
+def signal_only_self(no_processes: bool = False) -> bool:
     """Install the filter on this process (for good); False where that cannot be done."""
     if not supported():
         return False
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        rows = filter_program(platform.machine(), os.getpid())
+        rows = filter_program(platform.machine(), os.getpid(), no_processes)
         instructions = (_Instruction * len(rows))(*rows)
         program = _Program(len(rows), instructions)
         if libc.prctl(_PR_SET_NO_NEW_PRIVS, ctypes.c_ulong(1), 0, 0, 0) != 0:

@@ -32,6 +32,8 @@ from pathlib import Path
 
 from arena.bot import Bot
 from arena.execution.child_process import child_environment
+from arena.execution.process import bubblewrap
+from arena.execution.process.bubblewrap import SandboxSettings
 from arena.plugins.loading import BotSpec, Loader, Registry, load_file, load_registry
 from arena.referee.faults import describe, process_ended
 
@@ -60,12 +62,18 @@ class _Text(str):
 
 
 def load_registry_isolated(
-    bots_dir=None, entry_points: bool = True, memory_mib: int = 1024, seconds: float = LOAD_SECONDS
+    bots_dir=None,
+    entry_points: bool = True,
+    memory_mib: int = 1024,
+    seconds: float = LOAD_SECONDS,
+    sandbox: SandboxSettings | None = None,
 ) -> Registry:
-    """``plugins.load_registry``, with the bot files imported only by loading processes."""
+    """``plugins.load_registry``, with the bot files imported only by loading processes (under
+    bubblewrap as ``sandbox`` says, as the bots' own processes)."""
+    limits = (memory_mib, seconds, sandbox or SandboxSettings())
 
     def load_files(loader: Loader, paths: list[Path]) -> None:
-        for path, report in zip(paths, _reports(paths, memory_mib, seconds), strict=True):
+        for path, report in zip(paths, _reports(paths, limits), strict=True):
             _register(loader, path, report)
 
     # (under its loading guard, a real Ctrl-C interrupts the wait)
@@ -95,7 +103,7 @@ def _register(loader: Loader, path: Path, report: dict | str) -> None:
     loader.commit(source, pending)
 
 
-def _reports(paths: list[Path], memory_mib: int, seconds: float) -> list[dict | str]:
+def _reports(paths: list[Path], limits: tuple) -> list[dict | str]:
     """One report per file: what it registered (a dict) or why it could not be loaded (a str).
     Each file has a loading process of its own (a file could otherwise forge the next file's
     report, end the process while the next file loads, or leave it less memory), and up to
@@ -108,7 +116,7 @@ def _reports(paths: list[Path], memory_mib: int, seconds: float) -> list[dict | 
             while waiting and len(running) < PARALLEL:
                 index = waiting.pop()
                 try:
-                    loading = _Loading(index, paths, memory_mib, seconds)
+                    loading = _Loading(index, paths, *limits)
                 except OSError as exc:  # no process to be had (not allowed to run, no memory)
                     reports[index] = f"its loading process could not start: {describe(exc)}"
                     continue
@@ -134,7 +142,14 @@ def _reports(paths: list[Path], memory_mib: int, seconds: float) -> list[dict | 
 class _Loading:
     """One file's loading process, and what it has written so far."""
 
-    def __init__(self, index: int, paths: list[Path], memory_mib: int, seconds: float):
+    def __init__(
+        self,
+        index: int,
+        paths: list[Path],
+        memory_mib: int,
+        seconds: float,
+        sandbox: SandboxSettings,
+    ):
         self.index = index
         self.seconds = seconds
         self.deadline = time.monotonic() + seconds
@@ -142,16 +157,23 @@ class _Loading:
         self.report: dict | str | None = None
         self.begun = False
         self.fd, write_fd = os.pipe()
-        config = {"paths": [str(paths[index])], "result_fd": write_fd, "memory": memory_mib}
+        sandboxed = bubblewrap.active(sandbox)
+        config = {
+            "paths": [str(paths[index].absolute())],  # (it runs in another folder)
+            "result_fd": write_fd,
+            "memory": memory_mib,
+            "processes": bubblewrap.process_cap() if sandboxed else 0,
+        }
         env = child_environment(CONFIG_ENV, config)
         try:
-            self.process = subprocess.Popen(
+            self.process, self.wrapped = bubblewrap.start(
                 # -P: not the working directory first on sys.path (a json.py there would do)
                 [sys.executable, "-P", "-m", "arena.execution.process.sandboxed_loading"],
+                [str(paths[index])],
+                sandbox,
+                memory_mib * 1024 * 1024,
                 pass_fds=(write_fd,),
                 env=env,
-                stdin=subprocess.DEVNULL,
-                start_new_session=True,  # its own process group: killed with what it started
             )
         except BaseException:
             os.close(self.fd)
@@ -166,7 +188,7 @@ class _Loading:
         except OSError:
             chunk = b""
         if not chunk:  # the pipe ended: the process has ended
-            self.report = _ended(self.process)
+            self.report = _ended(self.process, self.wrapped)
             return
         self.buffer += chunk
         while self.report is None and b"\n" in self.buffer:
@@ -187,7 +209,7 @@ class _Loading:
         if self.process.poll() is not None:
             self.read_rest()
             if self.report is None:
-                self.report = _ended(self.process)
+                self.report = _ended(self.process, self.wrapped)
         elif now >= self.deadline:
             self.report = f"did not finish loading within {self.seconds:g} s"
 
@@ -242,9 +264,9 @@ def _plausible_bot(bot) -> bool:
     )
 
 
-def _ended(process: subprocess.Popen) -> str:
+def _ended(process: subprocess.Popen, wrapped: bool) -> str:
     try:
-        code = process.wait(timeout=1.0)
+        code = bubblewrap.exit_code(process.wait(timeout=1.0), wrapped)
     except subprocess.TimeoutExpired:
         return "closed its report without finishing it"
     return f"{process_ended(code, 'its loading process')} while loading it"
@@ -297,12 +319,14 @@ def main() -> None:
     from arena.execution.process.sandbox import no_memory_access, signal_only_self
 
     config = json.loads(os.environ.pop(CONFIG_ENV))
-    die_with_parent()
+    processes = int(config.get("processes", 0))
+    die_with_parent(orphan_check=not processes)  # (sandboxed, its parent is the sandbox's pid 1)
     out = int(config["result_fd"])
     # A bot file's prints must not reach the report pipe, nor the run's own output.
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    signal_only_self()  # before any bot file runs: it may not signal arena
+    bubblewrap.confine(processes)  # before any bot file runs: no process without end
+    signal_only_self(no_processes=processes == 1)  # nor may it signal arena
     no_memory_access()
     limit = int(config["memory"]) * 1024 * 1024
     if limit > 0:
