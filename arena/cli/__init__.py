@@ -18,6 +18,7 @@ from arena.cli.bots import bots, games, new_bot
 from arena.cli.leaderboard import leaderboard
 from arena.cli.play import play
 from arena.cli.records import history, replay
+from arena.cli.report import report
 from arena.cli.run import run
 
 app = typer.Typer(
@@ -48,6 +49,7 @@ for name, command in (
     ("history", history),
     ("replay", replay),
     ("play", play),
+    ("report", report),
 ):
     app.command(name)(command)
 

@@ -97,6 +97,13 @@ Resume = Annotated[
 ]
 Format = Annotated[str, typer.Option("--format", help="Format of the final tables.")]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")]
+ReportFile = Annotated[
+    Path | None,
+    typer.Option(
+        "--report",
+        help="Write the HTML report of the database (as `arena report`) to this file at the end.",
+    ),
+]
 
 
 def run(
@@ -119,6 +126,7 @@ def run(
     resume: Resume = False,
     fmt: Format = "table",
     quiet: Quiet = False,
+    report_file: ReportFile = None,
 ) -> None:
     """Play round-robin tournaments, rate the bots with TrueSkill, print the leaderboard.
 
@@ -136,6 +144,8 @@ def run(
     registry, store, settled = _settle(plan)
     try:
         summary = _play(plan, registry, store, settled, quiet)
+        if report_file is not None:  # an interrupted run too: what is stored is worth seeing
+            _write_report(store, registry, report_file)
         if summary.interrupted:
             _say_how_to_continue(plan)
             raise typer.Exit(code=130)
@@ -209,6 +219,13 @@ def _play(plan, registry, store, settled, quiet: bool):
         raise fail(str(exc), code=1) from None
     _report(summary)
     return summary
+
+
+def _write_report(store, registry, path: Path) -> None:
+    from arena.cli.report import write
+
+    count = write(store, registry.game_classes(), path)
+    typer.echo(f"{path}: report written ({count} games to replay)", err=True)
 
 
 def _announce(plan, settled) -> None:

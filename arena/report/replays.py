@@ -1,0 +1,122 @@
+"""Stored games as the frames of the report's replay viewer.
+
+A record is re-run through its engine once; after the start and after every action, each view
+(the full view, then one per seat) is drawn by the game (``Game.table_drawing``) and told by its
+narrator. To keep hundreds of games in a few MB, each distinct value (a hand, a status line, a
+caption) is stored once per game, and a frame holds only the parts that changed since the
+previous frame of its view, as indexes into those values.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena.games.base import Game, RecordError, action_from_json, game_from_record
+from arena.views.replay import step
+
+
+class _Values:
+    """Each distinct JSON value once, by its index."""
+
+    def __init__(self):
+        self.values: list[Any] = []
+        self._index: dict[str, int] = {}
+
+    def __call__(self, value: Any) -> int:
+        key = repr(value)  # drawings are built in one order: equal values, equal reprs
+        index = self._index.get(key)
+        if index is None:
+            index = self._index[key] = len(self.values)
+            self.values.append(value)
+        return index
+
+
+class _View:
+    """One viewer's frames: the parts of each drawing that changed, and its caption."""
+
+    def __init__(self, game: Game, seat: int | None, names, values: _Values):
+        self.seat = seat
+        self.game = game
+        self.values = values
+        self.lines: list[str] = []
+        self.narrator = game.narrator(names, self.lines.append, seat=seat)
+        self.frames: list[dict] = []
+        self._last: dict[str, int] = {}
+
+    def frame(self, state) -> None:
+        drawing = self.game.table_drawing(state, self.seat)
+        parts = {"status": drawing["status"], "turn": drawing["turn"], "piles": drawing["piles"]}
+        for s, entry in enumerate(drawing["seats"]):
+            parts[f"seat{s}"] = entry
+        changed = {}
+        for key, value in parts.items():
+            index = self.values(value)
+            if self._last.get(key) != index:
+                changed[key] = self._last[key] = index
+        caption = "\n".join(line for line in self.lines if line.strip())
+        changed["say"] = self.values(caption)
+        self.lines.clear()
+        self.frames.append(changed)
+
+
+class _Fanout:
+    """Tells every view's narrator what one narrator would be told."""
+
+    def __init__(self, views: list[_View]):
+        self.narrators = [v.narrator for v in views]
+
+    def begin(self, state) -> None:
+        for n in self.narrators:
+            n.begin(state)
+
+    def action(self, *args) -> None:
+        for n in self.narrators:
+            n.action(*args)
+
+    def new_deal(self, state) -> None:
+        for n in self.narrators:
+            n.new_deal(state)
+
+    def fault(self, fault: dict) -> None:
+        for n in self.narrators:
+            n.fault(fault)
+
+
+def game_frames(record: dict, games: dict[str, type[Game]], names: list[str]) -> dict:
+    """The viewer's data for one expanded record: ``values``, and per view (full, seat 0, ...)
+    its frames: frame 0 is the start, frame n the table after action n."""
+    game = game_from_record(record, games)
+    values = _Values()
+    views = [_View(game, seat, names, values) for seat in (None, *range(game.players))]
+    fan = _Fanout(views)
+    faults: dict[int, list[dict]] = {}
+    for fault in record.get("faults", []):
+        faults.setdefault(fault["decision"], []).append(fault)
+    state = game.replay_state(record.get("chance", []))
+    for fault in faults.get(0, []):
+        fan.fault(fault)
+    fan.begin(state)
+    _frames(views, state)
+    actions = record.get("actions", [])
+    for number, (who, value) in enumerate(actions, start=1):
+        if state.is_terminal() or state.current_player() != who:
+            raise RecordError(f"action {number}: it is not seat {who}'s turn")
+        legal = state.legal_actions()
+        index = legal.index(action_from_json(value, legal))
+        for fault in faults.get(number, []):
+            fan.fault(fault)
+        step(state, fan, index, number)
+        if number == len(actions):
+            for fault in faults.get(-1, []):
+                fan.fault(fault)
+        _frames(views, state)
+    return {
+        "values": values.values,
+        "views": [v.frames for v in views],
+        "fault_steps": sorted(d for d in faults if d > 0),
+    }
+
+
+def _frames(views: list[_View], state) -> None:
+    for view in views:
+        view.frame(state)
