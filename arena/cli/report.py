@@ -9,9 +9,7 @@ import typer
 
 from arena.cli.common import DbPath, db_path, fail, game_classes, open_store
 
-Output = Annotated[
-    Path, typer.Option("--output", "-o", help="The HTML file to write.")
-]
+Output = Annotated[Path, typer.Option("--output", "-o", help="The HTML file to write.")]
 
 
 def report(

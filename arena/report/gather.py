@@ -28,8 +28,8 @@ class Selection:
 
     game: str | None = None
     run_id: int | None = None
-    max_games: int = 300
-    max_fault_games: int = 200
+    max_games: int = 150
+    max_fault_games: int = 100
     budget: int = 2_500_000  # bytes of replay data in the page (compressed, base64)
 
 

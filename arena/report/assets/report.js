@@ -50,7 +50,7 @@
         label: bot, stroke: COLOURS[i % COLOURS.length], width: 2, spanGaps: true,
       })));
       const width = Math.max(320, Math.min(900, box.clientWidth || 900));
-      new uPlot({ width: width, height: 300, series: series, axes: [{ label: "games played" },
+      new uPlot({ width: width, height: 300, scales: { x: { time: false } }, series: series, axes: [{ label: "games played" },
         { label: "μ" }] }, [history.games].concat(bots.map((b) => history.bots[b])), box);
     }
   }
