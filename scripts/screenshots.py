@@ -37,8 +37,9 @@ def main() -> None:
             page.wait_for_selector("body[data-ready=yes]")
             page.screenshot(path=str(images / "report.png"))
             page.locator("#game-list tr[data-id] a").nth(1).click()
-            for _ in range(14):
+            for _ in range(17):
                 page.keyboard.press("ArrowRight")
+            page.select_option("#view", "2")  # seat 1 only: the other hands face down
             page.locator("#viewer").screenshot(path=str(images / "replay.png"))
             if page.errors:
                 raise SystemExit(f"JavaScript errors: {page.errors}")

@@ -10,9 +10,13 @@ how many.
 from __future__ import annotations
 
 import json
+import multiprocessing
+import os
 import time
 import zlib
-from dataclasses import dataclass
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import partial
 
 from arena.games.base import Game, RecordError
 from arena.games.record import expand
@@ -31,6 +35,7 @@ class Selection:
     max_games: int = 150
     max_fault_games: int = 100
     budget: int = 2_500_000  # bytes of replay data in the page (compressed, base64)
+    jobs: int = field(default_factory=lambda: min(4, os.cpu_count() or 1))
 
 
 def gather(store: Store, games: dict[str, type[Game]], selection: Selection) -> dict:
@@ -68,25 +73,36 @@ def _replays(store: Store, games, selection: Selection) -> tuple[list[dict], int
         selection.game, selection.run_id, selection.max_fault_games, with_faults=True
     )
     latest = store.game_ids(selection.game, selection.run_id, selection.max_games)
+    infos = [store.stored_game(i) for i in dict.fromkeys(faulty + latest)]
     out: list[dict] = []
     size = 0
-    for game_id in dict.fromkeys(faulty + latest):
-        entry = _replay(store, games, game_id)
-        if entry is None:
-            continue
-        # what it adds to the page, compressed as the page holds it (render.py)
-        size += len(zlib.compress(json.dumps(entry, ensure_ascii=False).encode(), 1)) * 4 // 3
-        out.append(entry)
-        if size > selection.budget:
-            break
+    with _mapper(partial(_replay, games=games), selection.jobs) as replayed:
+        for entry in replayed(info for info in infos if info is not None):
+            # what it adds to the page, compressed as the page holds it (render.py)
+            size += len(zlib.compress(json.dumps(entry, ensure_ascii=False).encode(), 1)) * 4 // 3
+            out.append(entry)
+            if size > selection.budget:
+                break
     out.sort(key=lambda e: -e["id"])
     return out, total
 
 
-def _replay(store: Store, games, game_id: int) -> dict | None:
-    info = store.stored_game(game_id)
-    if info is None:
-        return None
+@contextmanager
+def _mapper(function, jobs: int):
+    """``map`` in order, by forked processes when ``jobs`` > 1 (re-running hundreds of records
+    is most of the report's time); in this process where fork is missing."""
+    if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        yield lambda items: map(function, items)
+        return
+    pool = multiprocessing.get_context("fork").Pool(jobs)
+    try:
+        yield lambda items: pool.imap(function, items, chunksize=4)
+    finally:
+        pool.terminate()
+        pool.join()
+
+
+def _replay(info: dict, games) -> dict:
     names = [s["bot"] for s in info["seats"]]
     entry = {
         "id": info["id"],

@@ -2,9 +2,10 @@
 
 A record is re-run through its engine once; after the start and after every action, each view
 (the full view, then one per seat) is drawn by the game (``Game.table_drawing``) and told by its
-narrator. To keep hundreds of games in a few MB, each distinct value (a hand, a status line, a
-caption) is stored once per game, and a frame holds only the parts that changed since the
-previous frame of its view, as indexes into those values.
+narrator. To keep hundreds of games in a few MB, each distinct value (a hand, a seat's lines, a
+pile, a status line, a line of a caption) is stored once per game, and a frame holds only the
+parts that changed since the previous frame of its view, as indexes into those values (``say``,
+the caption, is always there: the indexes of its lines).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ class _Values:
 
 
 class _View:
-    """One viewer's frames: the parts of each drawing that changed, and its caption."""
+    """One viewer: its narrator's lines, and the parts of its drawing as value indexes."""
 
     def __init__(self, game: Game, seat: int | None, names, values: _Values):
         self.seat = seat
@@ -41,22 +42,22 @@ class _View:
         self.lines: list[str] = []
         self.narrator = game.narrator(names, self.lines.append, seat=seat)
         self.frames: list[dict] = []
-        self._last: dict[str, int] = {}
+        self.last: dict[str, int] = {}
 
-    def frame(self, state) -> None:
+    def parts(self, state) -> tuple[dict[str, int], list[int]]:
         drawing = self.game.table_drawing(state, self.seat)
-        parts = {"status": drawing["status"], "turn": drawing["turn"], "piles": drawing["piles"]}
+        parts = {"status": drawing["status"], "turn": drawing["turn"]}
+        # Small parts change alone: a hand without its lines, one pile without the others.
         for s, entry in enumerate(drawing["seats"]):
-            parts[f"seat{s}"] = entry
-        changed = {}
-        for key, value in parts.items():
-            index = self.values(value)
-            if self._last.get(key) != index:
-                changed[key] = self._last[key] = index
-        caption = "\n".join(line for line in self.lines if line.strip())
-        changed["say"] = self.values(caption)
+            for key, value in entry.items():
+                parts[f"{key}{s}"] = value
+        for i, entry in enumerate(drawing["piles"]):
+            parts[f"pile{i}"] = entry
+        parts["piles"] = len(drawing["piles"])
+        values = self.values
+        say = [values(line) for line in self.lines if line.strip()]
         self.lines.clear()
-        self.frames.append(changed)
+        return {key: values(value) for key, value in parts.items()}, say
 
 
 class _Fanout:
@@ -118,5 +119,49 @@ def game_frames(record: dict, games: dict[str, type[Game]], names: list[str]) ->
 
 
 def _frames(views: list[_View], state) -> None:
-    for view in views:
-        view.frame(state)
+    """One frame of each view. The full view's frame holds its parts that changed; a seat view's,
+    only where it differs from the full view (most of the table is public): the parts whose
+    difference changed, ``-1`` where it became the same again, and its caption if another."""
+    full, full_say = views[0].parts(state)
+    first = views[0]
+    first.frames.append(
+        {k: v for k, v in full.items() if first.last.get(k) != v} | {"say": full_say}
+    )
+    first.last = full
+    for view in views[1:]:
+        parts, say = view.parts(state)
+        wanted = {k: v for k, v in parts.items() if full.get(k) != v}
+        frame = {k: v for k, v in wanted.items() if view.last.get(k) != v}
+        frame.update((k, -1) for k in view.last if k not in wanted)
+        if say != full_say:
+            frame["say"] = say
+        view.last = wanted
+        view.frames.append(frame)
+
+
+def drawing_at(frames: dict, players: int, view: int, index: int) -> dict:
+    """The drawing of frame ``index`` of ``view`` (0: full, 1 + n: seat n) put back together,
+    as the page's JavaScript does (``frameAt`` in assets/report.js)."""
+    values = frames["values"]
+    full: dict = {}
+    over: dict = {}
+    for i in range(index + 1):
+        full.update(frames["views"][0][i])
+        if view:
+            for key, value in frames["views"][view][i].items():
+                if value == -1:
+                    over.pop(key, None)
+                else:
+                    over[key] = value
+    parts = {**full, **over}
+    say = frames["views"][view][index].get("say", frames["views"][0][index]["say"])
+    return {
+        "status": values[parts["status"]],
+        "turn": values[parts["turn"]],
+        "seats": [
+            {k: values[parts[f"{k}{s}"]] for k in ("cards", "hidden", "lines", "out")}
+            for s in range(players)
+        ],
+        "piles": [values[parts[f"pile{i}"]] for i in range(values[parts["piles"]])],
+        "say": "\n".join(values[i] for i in say),
+    }

@@ -148,14 +148,33 @@
   const viewer = { game: null, view: 0, step: 0, frames: null };
 
   function frameAt(game, view, index) {
-    // The parts of the drawing at frame ``index``: the latest value of each key up to it.
-    const frames = game.frames.views[view];
-    const parts = {};
-    for (let i = 0; i <= index; i++) Object.assign(parts, frames[i]);
+    // The drawing of frame ``index`` put back together as arena/report/replays.py took it apart
+    // (drawing_at there does the same): the full view's latest parts, overridden in a seat view
+    // by the parts where it differs (-1: no longer differs).
+    const views = game.frames.views;
+    const full = {};
+    const over = {};
+    for (let i = 0; i <= index; i++) {
+      Object.assign(full, views[0][i]);
+      if (view) {
+        for (const [k, x] of Object.entries(views[view][i])) {
+          if (x === -1) delete over[k]; else over[k] = x;
+        }
+      }
+    }
+    const parts = Object.assign({}, full, over);
     const values = game.frames.values;
-    const out = {};
-    for (const [k, v] of Object.entries(parts)) out[k] = values[v];
-    return out;
+    const seats = game.seats.map((_, s) => ({
+      cards: values[parts["cards" + s]], hidden: values[parts["hidden" + s]],
+      lines: values[parts["lines" + s]], out: values[parts["out" + s]],
+    }));
+    const piles = [];
+    for (let i = 0; i < values[parts.piles]; i++) piles.push(values[parts["pile" + i]]);
+    const say = views[view][index].say || views[0][index].say;
+    return {
+      status: values[parts.status], turn: values[parts.turn], seats: seats, piles: piles,
+      say: say.map((i) => values[i]).join("\n"),
+    };
   }
 
   function openGame(id) {
@@ -194,7 +213,7 @@
     const table = document.getElementById("table");
     table.textContent = "";
     game.seats.forEach((s, i) => {
-      const seat = d["seat" + i];
+      const seat = d.seats[i];
       const box = el("div", { class: "seat" + (d.turn === i ? " turn" : "") + (seat.out ? " out" : "") + (viewer.view === i + 1 ? " me" : ""), "data-seat": String(i) });
       box.append(el("div", { class: "name" }, `seat ${i} · ${s.bot}`));
       const hand = el("div", { class: "hand" });
