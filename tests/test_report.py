@@ -14,7 +14,7 @@ from arena.games.how_low.rules import HowLowCanYouGo
 from arena.games.record import expand
 from arena.games.twenty_down.rules import TwentyDown
 from arena.report.gather import Selection, gather
-from arena.report.replays import drawing_at
+from arena.report.replays import drawing_at, game_frames
 from arena.store.database import Store
 from arena.views.leaderboard import leaderboard_rows
 from tests.conftest import assert_one_line_error, leaderboard_json
@@ -163,3 +163,18 @@ def test_a_seat_drawing_holds_no_card_of_another_hand(game_class):
                     assert drawn["cards"] is None and drawn["hidden"] == len(state.hands[other])
             assert isinstance(text, str)
         state.apply_legal(0)
+
+
+def test_a_game_without_a_drawing_of_its_own_gets_the_default(tally):
+    """A plugin game that does not override ``Game.table_drawing`` is replayed all the same."""
+    game = tally(players=3)
+    state = game.new_state(4)
+    while not state.is_terminal():
+        state.apply_legal(state.current_player() % 3)
+    record = {**state.record(), "bots": ["a", "b", "c"]}
+    frames = game_frames(record, {"tally": tally}, ["a", "b", "c"])
+    assert len(frames["views"]) == 4
+    last = drawing_at(frames, 3, 2, len(record["actions"]))
+    assert last["status"] == f"scores {list(state.scores)} · turn 9"
+    assert "seat 2 (c): 2" in drawing_at(frames, 3, 0, 3)["say"]
+    assert "seat 0 (a) moves" in drawing_at(frames, 3, 2, 1)["say"]  # seat 1 sees no number
