@@ -20,6 +20,7 @@ from arena.cli.leaderboard import leaderboard
 from arena.cli.match import match
 from arena.cli.play import play
 from arena.cli.records import faults, history, replay
+from arena.cli.report import report
 from arena.cli.run import run
 
 app = typer.Typer(
@@ -53,6 +54,7 @@ for name, command in (
     ("replay", replay),
     ("faults", faults),
     ("play", play),
+    ("report", report),
 ):
     app.command(name)(command)
 

@@ -138,6 +138,13 @@ Gauntlet = Annotated[
 ]
 Format = Annotated[str, typer.Option("--format", help="Format of the final tables.")]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")]
+ReportFile = Annotated[
+    Path | None,
+    typer.Option(
+        "--report",
+        help="Write the HTML report of the database (as `arena report`) to this file at the end.",
+    ),
+]
 
 
 def run(
@@ -168,6 +175,7 @@ def run(
     sort: SortBy = "conservative",
     quiet: Quiet = False,
     sandbox: SandboxMode = None,
+    report_file: ReportFile = None,
 ) -> None:
     """Play tournaments, rate the bots with TrueSkill, print the leaderboard.
 
@@ -195,6 +203,10 @@ def run(
     registry, store, settled = _settle(plan, settings)
     try:
         summary = _play(plan, registry, store, settled, quiet, settings, fail_fast)
+        if (
+            report_file is not None
+        ):  # a stopped or interrupted run too: what is stored is worth seeing
+            _write_report(store, registry, report_file)
         _report_faults(plan, store, summary)
         if summary.stopped_by is not None:
             _report_stop(store, registry, summary)
@@ -295,6 +307,13 @@ def _play(plan, registry, store, settled, quiet: bool, sandbox, fail_fast: bool 
         raise fail(str(exc), code=1) from None
     _report(summary)
     return summary
+
+
+def _write_report(store, registry, path: Path) -> None:
+    from arena.cli.report import write
+
+    count = write(store, registry.game_classes(), path)
+    typer.echo(f"{path}: report written ({count} games to replay)", err=True)
 
 
 def _announce(plan, settled, sandbox) -> None:

@@ -20,6 +20,7 @@ from math import floor as _floor
 from typing import Any, ClassVar
 
 from arena.cards import ASCII_NAMES, Card, CardError, Suit, parse_card, parse_suit
+from arena.games.drawing import default_drawing
 from arena.games.narration import Narrator, plain_table
 
 TERMINAL = -1
@@ -334,6 +335,11 @@ class Game:
     def prompt_title(self, observation: Observation) -> str:
         """The line above the numbered moves a person chooses from."""
         return "Your move:"
+
+    def table_drawing(self, state: State, seat: int | None = None) -> dict:
+        """The table at this moment as plain JSON for the report's replay viewer
+        (``arena.games.drawing``): everything (``seat=None``), or only what ``seat`` can see."""
+        return default_drawing(state, seat)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(players={self.players}, variant={self.variant!r})"

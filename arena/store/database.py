@@ -381,6 +381,80 @@ class Store:
     def run_ids(self) -> list[int]:
         return [row[0] for row in self._rows("SELECT id FROM runs ORDER BY id")]
 
+    # --- the HTML report (``arena.report``) ------------------------------------------------------
+    def all_runs(self) -> list[RunInfo]:
+        return self._runs("1")
+
+    def placings_in_order(self, game: str) -> list[tuple[int, int, str, float]]:
+        """Every rated placing of ``game``: (game id, run id, bot, place), in the order the
+        games were rated and, within a game, the order the run rated its bots."""
+        return self._rows(
+            "SELECT p.game_id, g.run_id, p.bot, p.place FROM placings p "
+            "JOIN games g ON g.id = p.game_id WHERE p.game = ? ORDER BY p.rowid",
+            (game,),
+        )
+
+    def report_faults(
+        self, game: str | None = None, run_id: int | None = None, limit: int = 500
+    ) -> list[dict]:
+        """The latest faults, newest first, with their game, run and bot."""
+        where, args = self._game_filter(game, run_id)
+        keys = ("game_id", "game", "run_id", "seat", "bot", "decision", "kind", "message")
+        rows = self._rows(
+            "SELECT f.game_id, g.game, g.run_id, f.seat, s.bot, f.decision, f.kind, f.message "
+            "FROM faults f JOIN games g ON g.id = f.game_id "
+            "JOIN seats s ON s.game_id = f.game_id AND s.seat = f.seat"
+            + where
+            + " ORDER BY f.rowid DESC LIMIT ?",
+            (*args, limit),
+        )
+        return [dict(zip(keys, row, strict=True)) for row in rows]
+
+    def fault_counts_of_game(self, game: str) -> dict[str, dict[str, int]]:
+        """Per bot of ``game``: its number of faults of each kind."""
+        counts: dict[str, dict[str, int]] = {}
+        rows = self._rows(
+            "SELECT s.bot, f.kind, COUNT(*) FROM faults f JOIN games g ON g.id = f.game_id "
+            "JOIN seats s ON s.game_id = f.game_id AND s.seat = f.seat WHERE g.game = ? "
+            "GROUP BY s.bot, f.kind",
+            (game,),
+        )
+        for bot, kind, n in rows:
+            counts.setdefault(bot, {})[kind] = n
+        return counts
+
+    def game_ids(
+        self,
+        game: str | None = None,
+        run_id: int | None = None,
+        limit: int = 300,
+        with_faults: bool = False,
+    ) -> list[int]:
+        """The ids of the latest games (only those with a fault or a forfeit: ``with_faults``)."""
+        where, args = self._game_filter(game, run_id)
+        if with_faults:
+            where += (" AND " if where else " WHERE ") + (
+                "EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id "
+                "AND (s.faults > 0 OR s.forfeit > 0))"
+            )
+        sql = f"SELECT g.id FROM games g{where} ORDER BY g.id DESC LIMIT ?"
+        return [row[0] for row in self._rows(sql, (*args, limit))]
+
+    def count_games(self, game: str | None = None, run_id: int | None = None) -> int:
+        where, args = self._game_filter(game, run_id)
+        return self._rows(f"SELECT COUNT(*) FROM games g{where}", args)[0][0]
+
+    @staticmethod
+    def _game_filter(game: str | None, run_id: int | None) -> tuple[str, tuple]:
+        where, args = [], []
+        if game is not None:
+            where.append("g.game = ?")
+            args.append(game)
+        if run_id is not None:
+            where.append("g.run_id = ?")
+            args.append(run_id)
+        return (" WHERE " + " AND ".join(where) if where else ""), tuple(args)
+
     def _dicts(self, table: str, columns: tuple[str, ...], where: str, *args) -> list[dict]:
         sql = f"SELECT {', '.join(columns)} FROM {table} WHERE {where}"
         return [dict(zip(columns, row, strict=True)) for row in self._rows(sql, args)]

@@ -42,6 +42,7 @@ from arena.games.discards import (  # noqa: F401 (the wire memorises a module's 
     discards_up_to,
 )
 from arena.games.how_low.bot_template import TEMPLATE
+from arena.games.how_low.drawing import table_drawing
 from arena.games.how_low.hands import HAND_SIZE, REDRAW, ROUNDS, VALUE
 from arena.games.how_low.view import RULES, HowLowNarrator, prompt_line, table_lines
 
@@ -601,6 +602,9 @@ class HowLowCanYouGo(base.Game):
 
     def prompt_title(self, observation: HowLowObservation) -> str:
         return prompt_line(observation)
+
+    def table_drawing(self, state, seat: int | None = None) -> dict:
+        return table_drawing(state, seat)
 
     def __init__(self, players: int | None = None, variant: str | None = None, **params: int):
         if variant == "whalen" and "buy_in" not in params:

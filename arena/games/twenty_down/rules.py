@@ -30,6 +30,7 @@ from arena.games.discards import MAX_DISCARD, as_discard, discards_of_five, disc
 from arena.games.discards import PAIR as _PAIR  # noqa: F401 (the wire memorises a module's tables)
 from arena.games.discards import SINGLE as _SINGLE  # noqa: F401
 from arena.games.twenty_down.bot_template import TEMPLATE
+from arena.games.twenty_down.drawing import table_drawing
 from arena.games.twenty_down.phases import (
     DECIDE,
     DROP,
@@ -540,6 +541,9 @@ class TwentyDown(base.Game):
 
     def prompt_title(self, observation: TwentyDownObservation) -> str:
         return prompt_line(observation)
+
+    def table_drawing(self, state, seat: int | None = None) -> dict:
+        return table_drawing(state, seat)
 
     def check_parameters(self) -> None:
         p = self.params
