@@ -35,6 +35,7 @@ from arena.cards import ACE, CARDS, KING, RANK_OF, Card, full_pack, parse_card
 from arena.games.base import TERMINAL, Chance, GameResult, clone_fields, competition_ranks, to_plain
 from arena.games.discards import MAX_DISCARD, PAIR, SINGLE, discards_of_five, discards_up_to  # noqa: F401 (the wire memorises a module's tables)
 from arena.games.how_low.bot_template import TEMPLATE
+from arena.games.how_low.encoding import HowLowEncoding
 from arena.games.how_low.hands import HAND_SIZE, REDRAW, ROUNDS, VALUE
 from arena.games.how_low.view import HowLowNarrator, prompt_line, table_lines
 
@@ -594,6 +595,7 @@ class HowLowCanYouGo(base.Game):
     # (equal chips, or out in the same deal) in 2,000 random games: 1 %, never 0.
     rating_defaults: ClassVar[dict[str, float]] = {"beta": 25 / 3, "draw_probability": 0.01}
     bot_template = TEMPLATE
+    encoding_class = HowLowEncoding
     narrator_class = HowLowNarrator
 
     def table_view(self, observation: HowLowObservation, names, style) -> list[str]:

@@ -30,6 +30,7 @@ from arena.games.discards import MAX_DISCARD, discards_of_five, discards_up_to
 from arena.games.discards import PAIR as _PAIR  # noqa: F401 (the wire memorises a module's tables)
 from arena.games.discards import SINGLE as _SINGLE  # noqa: F401
 from arena.games.twenty_down.bot_template import TEMPLATE
+from arena.games.twenty_down.encoding import TwentyDownEncoding
 from arena.games.twenty_down.phases import (
     DECIDE,
     DROP,
@@ -530,6 +531,7 @@ class TwentyDown(base.Game):
     # (σ/2). 1.5 % of pairs tie (equal points) in 2,000 random games: 2 %, never 0.
     rating_defaults: ClassVar[dict[str, float]] = {"beta": 25 / 3 / 2, "draw_probability": 0.02}
     bot_template = TEMPLATE
+    encoding_class = TwentyDownEncoding
     narrator_class = TwentyDownNarrator
 
     def table_view(self, observation: TwentyDownObservation, names, style) -> list[str]:
