@@ -15,6 +15,7 @@ import typer
 from arena import __version__
 from arena.cli.bench import bench
 from arena.cli.bots import bots, games, new_bot
+from arena.cli.export import export
 from arena.cli.leaderboard import leaderboard
 from arena.cli.play import play
 from arena.cli.records import history, replay
@@ -47,6 +48,7 @@ for name, command in (
     ("bench", bench),
     ("history", history),
     ("replay", replay),
+    ("export", export),
     ("play", play),
 ):
     app.command(name)(command)
