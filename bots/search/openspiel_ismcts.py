@@ -11,8 +11,10 @@ evaluated with one random rollout. Settings: UCT constant 2 (OpenSpiel's example
 that for returns of this size), the final move by visit count.
 
 **Budget**: ``simulations`` per decision, a fixed number so that a seed gives the same games
-(OpenSpiel's ISMCTS has no clock); ``openspiel-ismcts`` has 100, about the CPU time a decision
-of ``td-search-large`` takes here (README, "Research").
+(OpenSpiel's ISMCTS has no clock). ``openspiel-ismcts`` has 20: about the CPU time of a decision
+of ``td-search-large`` and ``hl-search-large`` here (``benchmarks/search_cpu_per_move.py``;
+README, "For researchers"), so that ``tournaments/ismcts.toml`` compares them at equal time.
+``openspiel-ismcts-large`` has 200, ten times that.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ except ImportError:  # the bot is registered only with OpenSpiel installed
 
 class OpenSpielISMCTS(arena.Bot):
     name = "openspiel-ismcts"
-    simulations = 100
+    simulations = 20
     uct_c = 2.0
 
     def start(self, info):
@@ -85,3 +87,4 @@ class OpenSpielISMCTS(arena.Bot):
 def arena_register_bots(register):
     if pyspiel is not None:
         register(OpenSpielISMCTS)
+        register(OpenSpielISMCTS, name="openspiel-ismcts-large", simulations=200)
