@@ -161,7 +161,7 @@ class ArenaState(pyspiel.State):
     def _construct(self, events: list) -> None:
         """Build the engine from the chance events drawn so far (the first dealer, the deal)."""
         core = self._core
-        game = self._core.game.arena_game
+        game = core.game.arena_game
         try:
             core.engine = game.state_class(game, ChanceNodes(events))
         except NeedChance as need:
@@ -178,11 +178,7 @@ class ArenaState(pyspiel.State):
         try:
             engine.apply_legal(index)
         except NeedChance as need:
-            if (
-                self._core.game.deal_horizon
-                and need.key.startswith("deal-")
-                and "/" not in need.key
-            ):
+            if core.game.deal_horizon and need.key.startswith("deal-") and "/" not in need.key:
                 core.engine, core.over = engine, True  # the deal is scored; the next not needed
                 return
             core.engine, core.pending, core.retry, core.action = (
@@ -201,7 +197,7 @@ class ArenaState(pyspiel.State):
         if deal != core.deal:
             core.deal = deal
             core.discards = {}
-            if self._core.game.deal_horizon:
+            if core.game.deal_horizon:
                 core.over = True
 
     def _apply_chance(self, outcome: int) -> None:
