@@ -16,6 +16,7 @@ from arena import __version__
 from arena.cli.bench import bench
 from arena.cli.bots import bots, games, new_bot
 from arena.cli.compare import compare
+from arena.cli.export import export
 from arena.cli.leaderboard import leaderboard
 from arena.cli.match import match
 from arena.cli.play import play
@@ -53,6 +54,7 @@ for name, command in (
     ("history", history),
     ("replay", replay),
     ("faults", faults),
+    ("export", export),
     ("play", play),
     ("report", report),
 ):

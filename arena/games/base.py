@@ -266,12 +266,14 @@ class Game:
     # ``draw_probability``) that differ from trueskill's; ``bot_template``: the source
     # ``arena new-bot`` writes (``{name}``, ``{cls}``, ``{game}`` filled in), None for a bot that
     # plays a random legal action; ``narrator_class``: tells a game for ``arena replay`` and
-    # ``arena play``.
+    # ``arena play``; ``encoding_class``: numbered actions and a fixed-size observation vector
+    # for learning code (``arena.games.encoding``), None if the game offers none.
     rating_defaults: ClassVar[dict[str, float]] = {}
     bot_template: ClassVar[str | None] = None
     # A few lines of the rules, for a person at the table (`?` in ``arena play``).
     rules_summary: ClassVar[str] = ""
     narrator_class: ClassVar[type[Narrator]] = Narrator
+    encoding_class: ClassVar[type | None] = None
 
     def __init__(self, players: int | None = None, variant: str | None = None, **params: int):
         players = self.default_players if players is None else players
@@ -315,6 +317,12 @@ class Game:
         return self.state_class(self, Chance(None, chance_events))
 
     state_class: ClassVar[type[State]]
+
+    def encoding(self):
+        """This game's ``arena.games.encoding.Encoding`` (for these players and variant)."""
+        if self.encoding_class is None:
+            raise GameError(f"{self.name} offers no encoding for learning code")
+        return self.encoding_class(self)
 
     def to_json(self) -> dict:
         return {

@@ -286,7 +286,7 @@ def expand(blob: bytes, games: dict[str, type[Game]]) -> dict:
         legal = state.legal_actions()
         if index >= len(legal):
             raise RecordError(f"stored record: decision {number} has no action {index}")
-        state.apply_action(legal[index])
+        state.apply_legal(index)
     if isinstance(state.chance, _StoredChance) and state.chance.left_over():
         raise RecordError("stored record: chance data left over after the last decision")
     record = state.record()

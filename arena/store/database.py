@@ -455,6 +455,47 @@ class Store:
             args.append(run_id)
         return (" WHERE " + " AND ".join(where) if where else ""), tuple(args)
 
+    def iter_games(
+        self,
+        game: str | None = None,
+        run_id: int | None = None,
+        bot: str | None = None,
+        batch: int = 1000,
+    ):
+        """Every stored game (oldest first) as ``stored_game`` gives it, without its fault log,
+        read ``batch`` games at a time: ``arena export`` streams millions this way."""
+        where, args = ["g.id > ?"], []
+        if game is not None:
+            where.append("g.game = ?")
+            args.append(game)
+        if run_id is not None:
+            where.append("g.run_id = ?")
+            args.append(run_id)
+        if bot is not None:
+            clause, bot_args = _bot_versions_clause("s.bot", bot)
+            where.append(f"EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id AND {clause})")
+            args.extend(bot_args)
+        columns = ", ".join(f"g.{c}" for c in GAME_COLUMNS)
+        sql = f"SELECT {columns} FROM games g WHERE {' AND '.join(where)} ORDER BY g.id LIMIT ?"
+        seats_sql = (
+            f"SELECT game_id, {', '.join(_SEAT_KEYS)} FROM seats "
+            "WHERE game_id BETWEEN ? AND ? ORDER BY game_id, seat"
+        )
+        last = 0
+        while True:
+            rows = self._rows(sql, (last, *args, batch))
+            if not rows:
+                return
+            games = {row[0]: dict(zip(GAME_COLUMNS, row, strict=True)) for row in rows}
+            for info in games.values():
+                info["seats"] = []
+            for row in self._rows(seats_sql, (rows[0][0], rows[-1][0])):
+                info = games.get(row[0])
+                if info is not None:
+                    info["seats"].append(dict(zip(_SEAT_KEYS, row[1:], strict=True)))
+            yield from games.values()
+            last = rows[-1][0]
+
     def _dicts(self, table: str, columns: tuple[str, ...], where: str, *args) -> list[dict]:
         sql = f"SELECT {', '.join(columns)} FROM {table} WHERE {where}"
         return [dict(zip(columns, row, strict=True)) for row in self._rows(sql, args)]

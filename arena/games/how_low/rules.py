@@ -43,6 +43,7 @@ from arena.games.discards import (  # noqa: F401 (the wire memorises a module's 
 )
 from arena.games.how_low.bot_template import TEMPLATE
 from arena.games.how_low.drawing import table_drawing
+from arena.games.how_low.encoding import HowLowEncoding
 from arena.games.how_low.hands import HAND_SIZE, REDRAW, ROUNDS, VALUE
 from arena.games.how_low.view import RULES, HowLowNarrator, prompt_line, table_lines
 
@@ -595,6 +596,7 @@ class HowLowCanYouGo(base.Game):
     rating_defaults: ClassVar[dict[str, float]] = {"beta": 25 / 3, "draw_probability": 0.01}
     bot_template = TEMPLATE
     rules_summary = RULES
+    encoding_class = HowLowEncoding
     narrator_class = HowLowNarrator
 
     def table_view(self, observation: HowLowObservation, names, style) -> list[str]:

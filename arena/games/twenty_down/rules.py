@@ -31,6 +31,7 @@ from arena.games.discards import PAIR as _PAIR  # noqa: F401 (the wire memorises
 from arena.games.discards import SINGLE as _SINGLE  # noqa: F401
 from arena.games.twenty_down.bot_template import TEMPLATE
 from arena.games.twenty_down.drawing import table_drawing
+from arena.games.twenty_down.encoding import TwentyDownEncoding
 from arena.games.twenty_down.phases import (
     DECIDE,
     DROP,
@@ -534,6 +535,7 @@ class TwentyDown(base.Game):
     rating_defaults: ClassVar[dict[str, float]] = {"beta": 25 / 3 / 2, "draw_probability": 0.02}
     bot_template = TEMPLATE
     rules_summary = RULES
+    encoding_class = TwentyDownEncoding
     narrator_class = TwentyDownNarrator
 
     def table_view(self, observation: TwentyDownObservation, names, style) -> list[str]:

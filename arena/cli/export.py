@@ -1,0 +1,61 @@
+"""``arena export``: stream every stored game record as JSON lines (``arena.views.export``)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from arena.cli.common import DbPath, db_path, fail, game_classes, open_store
+
+
+def export(
+    game: Annotated[str | None, typer.Option("--game", "-g", help="Only this game.")] = None,
+    run: Annotated[
+        int | None, typer.Option("--run", help="Only games of this run (its id).")
+    ] = None,
+    bot: Annotated[
+        str | None, typer.Option("--bot", "-b", help="Only games this bot played.")
+    ] = None,
+    jobs: Annotated[
+        int, typer.Option("--jobs", "-j", help="Processes expanding the records.", min=1)
+    ] = 1,
+    db: DbPath = None,
+) -> None:
+    """Write every stored game as one JSON line (the record `arena replay ID --format json`
+    prints), oldest first, for offline analysis and learning from logged games."""
+    from arena.store.database import StoreError
+    from arena.views.export import ExportCounts, export_lines
+
+    path = db_path(db)
+    store = open_store(path, create=False)
+    classes, aliases = game_classes()
+    if game is not None:
+        game = aliases.get(game, game)
+        if game not in classes:
+            store.close()
+            raise fail(f"unknown game {game!r} (`arena games` lists them)")
+    counts = ExportCounts()
+    out = sys.stdout
+    try:
+        for line in export_lines(store.iter_games(game, run, bot), classes, counts, jobs):
+            out.write(line)
+            out.write("\n")
+    except StoreError as exc:
+        raise fail(str(exc)) from None
+    except BrokenPipeError:  # `arena export | head`: the reader has all it wants
+        sys.stderr.close()
+        return
+    finally:
+        store.close()
+    if counts.without_record:
+        typer.echo(
+            f"{counts.without_record} game(s) played with --no-records have no moves to export",
+            err=True,
+        )
+    if counts.damaged:
+        typer.echo(
+            f"{counts.damaged} damaged record(s) skipped; first: {counts.first_damage}", err=True
+        )
+        raise typer.Exit(1)

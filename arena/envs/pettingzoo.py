@@ -1,0 +1,137 @@
+"""A game as a PettingZoo AEC environment (``arena.envs.pettingzoo_env``).
+
+Agents ``player_0``..``player_{n-1}`` are the seats. Each observation is a dict:
+``observation`` (float32, the game's ``Encoding`` of what that seat may see) and ``action_mask``
+(int8 over the fixed action space; all zero when it is not that seat's turn). Rewards come at the
+end of the game (``arena.envs.returns``: +1 first … -1 last); with ``rewards="deal"`` each seat
+also gets its score change at every deal's end, as ± points / 10 (sign: better is positive).
+``reset(seed=s)`` makes the game seeds a ``random.Random(s)`` draws, one per reset after it.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from arena.envs.games import make_game
+from arena.envs.returns import deal_scores, rank_returns
+
+
+class ArenaAECEnv(AECEnv):
+    metadata = {"name": "arena_v0", "render_modes": ["ansi"], "is_parallelizable": False}
+
+    def __init__(self, game, render_mode: str | None = None, rewards: str = "game", **params):
+        super().__init__()
+        if rewards not in ("game", "deal"):
+            raise ValueError(f"rewards must be 'game' or 'deal', not {rewards!r}")
+        self.game = make_game(game, **params)
+        self.encoding = self.game.encoding()
+        self.render_mode = render_mode
+        self.per_deal = rewards == "deal"
+        self.metadata = {**self.metadata, "name": f"arena_{self.game.name.replace('-', '_')}_v0"}
+        n = self.game.players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
+        size, actions = self.encoding.observation_size, self.encoding.num_actions
+        self.observation_spaces = {
+            agent: spaces.Dict(
+                {
+                    "observation": spaces.Box(-np.inf, np.inf, (size,), np.float32),
+                    "action_mask": spaces.Box(0, 1, (actions,), np.int8),
+                }
+            )
+            for agent in self.possible_agents
+        }
+        self.action_spaces = {agent: spaces.Discrete(actions) for agent in self.possible_agents}
+        self._seeds = random.Random()
+        self.state = None
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None:
+            self._seeds = random.Random(seed)
+        self.state = self.game.new_state(self._seeds.getrandbits(63))
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {agent: {} for agent in self.agents}
+        self._deal_scores = self._scores()
+        self._turn = None
+        self.agent_selection = self.agents[self.state.current_player()]
+
+    def _turn_facts(self):
+        """The acting seat's observation and its legal action numbers (kept for the turn)."""
+        if self._turn is None:
+            obs = self.state.observation(self.state.current_player())
+            self._turn = (obs, self.encoding.legal_indices(obs))
+        return self._turn
+
+    def observe(self, agent):
+        seat = self._seat[agent]
+        mask = np.zeros(self.encoding.num_actions, np.int8)
+        state = self.state
+        if not state.is_terminal() and seat == state.current_player():
+            obs, legal = self._turn_facts()
+            mask[legal] = 1
+        else:
+            obs = state.observation(seat)
+        vector = np.zeros(self.encoding.observation_size, np.float32)
+        positions, values = self.encoding.features(obs)
+        vector[positions] = values
+        return {"observation": vector, "action_mask": mask}
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        obs, legal = self._turn_facts()
+        try:
+            index = legal.index(int(action))
+        except ValueError:
+            message = f"action {action} is not legal for {agent} (see its action_mask)"
+            raise ValueError(message) from None
+        self._cumulative_rewards[agent] = 0.0
+        self._turn = None
+        state = self.state
+        state.apply_legal(index)
+        for a in self.agents:
+            self.rewards[a] = 0.0
+        if self.per_deal:
+            self._deal_rewards()
+        if state.is_terminal():
+            for a, value in zip(self.agents, rank_returns(state.result()), strict=True):
+                self.rewards[a] += value
+                self.terminations[a] = True
+        else:
+            self.agent_selection = self.agents[state.current_player()]
+        self._accumulate_rewards()
+
+    def _scores(self) -> tuple:
+        return deal_scores(self.state)
+
+    def _deal_rewards(self) -> None:
+        scores = self._scores()
+        if scores != self._deal_scores:
+            sign = 1.0 if self.game.better == "higher" else -1.0
+            for a, new, old in zip(self.agents, scores, self._deal_scores, strict=True):
+                self.rewards[a] += sign * (new - old) / 10.0
+            self._deal_scores = scores
+
+    def render(self):
+        if self.render_mode is None:
+            return None
+        return repr(self.state)
+
+    def close(self) -> None:
+        pass

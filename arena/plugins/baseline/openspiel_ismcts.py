@@ -1,0 +1,93 @@
+"""``openspiel-ismcts``: OpenSpiel's own Information Set MCTS (``open_spiel.python.algorithms.
+ismcts``, Cowling, Powley and Whitehouse 2011) playing either game, as a baseline nobody here
+wrote. Registered only when OpenSpiel is installed (``pip install 'arena[rl]'``).
+
+At each decision the bot rebuilds a state of its information set from the observation (the
+game's ``determinize``, with the cards it discarded this deal, which no observation shows) and
+hands it to ``ISMCTSBot``, which resamples the hidden cards at every simulation through the
+OpenSpiel game's ``resample_from_infostate`` (``arena.envs.openspiel``). The search runs to the
+end of the current deal (``deal_horizon=1``): a simulation is scored by the deal's score change,
+evaluated with one random rollout. Settings: UCT constant 2 (OpenSpiel's examples use about
+that for returns of this size), the final move by visit count.
+
+**Budget**: ``simulations`` per decision, a fixed number so that a seed gives the same games
+(OpenSpiel's ISMCTS has no clock). ``openspiel-ismcts`` has 20: about the CPU time of a decision
+of ``td-search-large`` and ``hl-search-large`` here (``benchmarks/search_cpu_per_move.py``;
+README, "For researchers"), so that ``tournaments/ismcts.toml`` compares them at equal time.
+``openspiel-ismcts-large`` has 200, ten times that.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+import arena
+
+# Registered only with OpenSpiel installed; imported only when it plays (importing OpenSpiel takes
+# a while, and every arena command registers the bundled bots).
+HAS_OPENSPIEL = importlib.util.find_spec("pyspiel") is not None
+
+
+class OpenSpielISMCTS(arena.Bot):
+    name = "openspiel-ismcts"
+    by_default = False  # a search bot: fielded only when named
+    simulations = 20
+    uct_c = 2.0
+
+    def start(self, info):
+        from arena.envs import register_openspiel_games
+        from arena.envs.games import make_game
+
+        register_openspiel_games()
+        game = make_game(info.game, players=info.players, variant=info.variant, **info.params)
+        self._setup(game)
+
+    def _setup(self, game) -> None:
+        import numpy as np
+        import pyspiel
+        from open_spiel.python.algorithms import ismcts, mcts
+
+        from arena.envs.openspiel import SHORT_NAMES
+
+        params = {"players": game.players, "variant": game.variant or "", **game.params}
+        self._os_game = pyspiel.load_game(SHORT_NAMES[type(game)], {**params, "deal_horizon": 1})
+        self._game = game
+        self._encoding = game.encoding()
+        self._np_rng = np.random.RandomState(self.rng.getrandbits(32))
+        evaluator = mcts.RandomRolloutEvaluator(1, self._np_rng)
+        self._search = ismcts.ISMCTSBot(
+            self._os_game, evaluator, self.uct_c, self.simulations, random_state=self._np_rng
+        )
+        self._memory = None
+
+    def act(self, obs):
+        legal = obs.legal_actions
+        if len(legal) == 1:
+            return legal[0]
+        discarded = self._discarded(obs)
+        if getattr(self._os_game, "takes_discards", False):
+            engine = self._game.determinize(obs, self.rng, discarded=discarded)
+        else:
+            engine = self._game.determinize(obs, self.rng)
+        state = self._os_game.state_from(engine)
+        state._core.discards = {obs.seat: list(discarded)}
+        choice = self._encoding.action_of(obs, int(self._search.step(state)))
+        if isinstance(choice, tuple) and choice:
+            self._memory = (obs.deal, choice)
+        return choice
+
+    def _discarded(self, obs) -> tuple:
+        """The cards this bot discarded this deal, if its memory still fits the observation."""
+        memory = self._memory
+        if memory is None or memory[0] != obs.deal:
+            return ()
+        if any(c in obs.hand for c in memory[1]):
+            return ()  # the referee played another discard for this bot: forget it
+        return memory[1]
+
+
+@arena.hookimpl
+def arena_register_bots(register):
+    if HAS_OPENSPIEL:
+        register(OpenSpielISMCTS)
+        register(OpenSpielISMCTS, name="openspiel-ismcts-large", simulations=200)

@@ -1,0 +1,63 @@
+"""``arena export``: every stored record as JSON lines, the very records `arena replay ID --format
+json` prints, filtered by game, run and bot; in order whatever --jobs is."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from conftest import assert_one_line_error
+from test_records_cli import ok, record_json, stored  # noqa: F401 (the shared database fixture)
+
+
+def export(cli, stored, *options) -> list[dict]:  # noqa: F811
+    result = ok(cli("export", "--db", stored["db"], *options))
+    return [json.loads(line) for line in result.stdout.splitlines()]
+
+
+def test_export_writes_each_recorded_game_as_its_replay_record(cli, stored):  # noqa: F811
+    lines = export(cli, stored)
+    ids = [line["arena"]["id"] for line in lines]
+    recorded = sorted(i for game_ids in stored["ids"].values() for i in game_ids)
+    assert ids == recorded  # oldest first; the --no-records game is not among them
+    for line in lines:
+        assert line["format"] == "arena-record/1"
+        assert line == record_json(cli, stored, line["arena"]["id"])
+
+
+def test_export_tells_how_many_games_have_no_record(cli, stored):  # noqa: F811
+    result = ok(cli("export", "--db", stored["db"], "--run", "2"))
+    assert result.stdout == ""
+    assert "1 game(s) played with --no-records" in result.stderr
+
+
+def test_export_filters_by_game_run_and_bot(cli, stored):  # noqa: F811
+    td = export(cli, stored, "--game", "td")
+    assert {line["game"] for line in td} == {"twenty-down"}
+    assert [line["arena"]["id"] for line in td] == sorted(stored["ids"]["twenty-down"])
+    assert export(cli, stored, "--run", "1", "--game", "how-low-can-you-go") == export(
+        cli, stored, "--game", "hl"
+    )
+    with_oops = export(cli, stored, "--bot", "oops")
+    assert with_oops and all("oops" in line["bots"] for line in with_oops)
+    assert export(cli, stored, "--bot", "nobody") == []
+
+
+def test_export_in_several_processes_gives_the_same_lines(cli, stored):  # noqa: F811
+    one = ok(cli("export", "--db", stored["db"])).stdout
+    assert ok(cli("export", "--db", stored["db"], "-j", "2")).stdout == one
+
+
+def test_export_errors_are_one_line(cli, stored, tmp_path):  # noqa: F811
+    assert_one_line_error(cli("export", "--db", tmp_path / "none.db"), "no database")
+    assert_one_line_error(cli("export", "--db", stored["db"], "--game", "chess"), "chess")
+    damaged = tmp_path / "damaged.db"
+    damaged.write_bytes(stored["db"].read_bytes())
+    with sqlite3.connect(damaged) as con:
+        con.execute(
+            "UPDATE games SET record = x'00ff' WHERE id = ?", (stored["ids"]["twenty-down"][0],)
+        )
+    result = cli("export", "--db", damaged)
+    assert result.exit_code == 1
+    assert len(result.stdout.splitlines()) == sum(len(v) for v in stored["ids"].values()) - 1
+    assert "1 damaged record(s) skipped" in result.stderr
