@@ -162,3 +162,18 @@ def test_a_version_is_its_content_numbered_by_first_appearance(tmp_path_factory,
         versions.record(store, registry.bots)
     assert [v.version for v in store.bot_versions()] == list(range(1, len(first_seen) + 1))
     store.close()
+
+
+def test_a_new_version_with_no_game_stored_yet_leaves_the_rated_one_on_the_leaderboard():
+    """A run stopped before its first batch was stored has recorded the new version (fielded
+    last) but rated nothing: the bot must not vanish from the default leaderboard."""
+    from arena.store.versions import BotVersion
+    from arena.views.versions import version_view
+
+    first = BotVersion("mine", 1, "aaa", 1.0, 1.0, "file", True)
+    edited = BotVersion("mine", 2, "bbb", 2.0, 2.0, "file", True)
+    view = version_view([first, edited], rated={"mine", "random"})
+    assert view.show("mine") and not view.show("mine@2")
+    assert view.label("mine") == "mine@1"
+    once_rated = version_view([first, edited], rated={"mine", "mine@2"})
+    assert once_rated.show("mine@2") and not once_rated.show("mine")

@@ -244,3 +244,15 @@ def announce_sandbox(settings, bot_memory_mib: int) -> None:
 
     no_memory_access()
     typer.echo(describe(settings, bot_memory_mib), err=True)
+
+
+def unfinished_runs(db: Path) -> list:
+    """The database's unfinished runs, newest first (none if there is no database yet, or only
+    an empty file)."""
+    if not db.exists() or not db.stat().st_size:
+        return []
+    store = open_store(db, create=False)
+    try:
+        return store.unfinished_runs()
+    finally:
+        store.close()

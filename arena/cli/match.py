@@ -18,6 +18,7 @@ from arena.cli.common import (
     load_registry,
     open_store,
     sandbox_settings,
+    unfinished_runs,
     warn,
 )
 
@@ -104,7 +105,7 @@ def _settle(options):
     from arena.tournament.settle import settle
 
     try:
-        plan = plan_run(options, None, _unfinished_runs, default_db())
+        plan = plan_run(options, None, unfinished_runs, default_db())
         # Bots must not see the database, whatever folder the sandbox shows them.
         sandbox = sandbox_settings(None, hidden=[Path(plan.db).parent])
         load = partial(load_registry, sandbox=sandbox)
@@ -117,16 +118,6 @@ def _settle(options):
         games = ", ".join(p.game for p in plans)
         raise fail(f"{options.bots[0]} and {options.bots[1]} both play {games}: choose with --game")
     return plan, registry, store, settled, sandbox
-
-
-def _unfinished_runs(db: Path) -> list:
-    if not db.exists():
-        return []
-    store = open_store(db, create=False)
-    try:
-        return store.unfinished_runs()
-    finally:
-        store.close()
 
 
 def _play(plan, registry, store, settled, quiet: bool, sandbox) -> dict:

@@ -26,6 +26,7 @@ from arena.cli.common import (
     open_store,
     print_tables,
     sandbox_settings,
+    unfinished_runs,
     warn,
 )
 
@@ -243,21 +244,9 @@ def _plan(options, tournament_file: Path | None):
         except TournamentFileError as exc:
             raise fail(str(exc)) from None
     try:
-        return plan_run(options, loaded, _unfinished_runs, default_db())
+        return plan_run(options, loaded, unfinished_runs, default_db())
     except PlanError as exc:
         raise fail(str(exc)) from None
-
-
-def _unfinished_runs(db: Path) -> list:
-    """The database's unfinished runs, newest first (none if there is no database yet, or only
-    an empty file)."""
-    if not db.exists() or not db.stat().st_size:
-        return []
-    store = open_store(db, create=False)
-    try:
-        return store.unfinished_runs()
-    finally:
-        store.close()
 
 
 def _out_of_bots_reach() -> None:

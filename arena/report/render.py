@@ -47,9 +47,8 @@ def _packed(value) -> str:
 
 
 def render_html(data: dict) -> str:
-    from markupsafe import Markup
-
-    template = _jinja().get_template("report.html.j2")
+    template = _jinja().get_template("report.html.j2")  # first: a missing Jinja2 is one line
+    from markupsafe import Markup  # (Jinja2's own dependency)
 
     def asset(name: str) -> Markup:
         return Markup((ASSETS / name).read_text(encoding="utf-8"))

@@ -374,6 +374,10 @@ class Store:
         )
         return rows[0][0] if rows else None
 
+    def rated_bots(self) -> set[str]:
+        """Every bot with a rating in some game (a bot is rated with its first stored game)."""
+        return {row[0] for row in self._rows("SELECT DISTINCT bot FROM ratings")}
+
     def stored_bots(self) -> list[str]:
         """Every bot with a stored game."""
         return [row[0] for row in self._rows("SELECT DISTINCT bot FROM seats ORDER BY bot")]
@@ -503,8 +507,11 @@ class Store:
     def reset(self) -> None:
         def wipe():
             with transaction(self.db):
+                # (a file from an older arena may lack a table added since)
+                present = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master")}
                 for table in TABLES:
-                    self.db.execute(f"DELETE FROM {table}")
+                    if table in present:
+                        self.db.execute(f"DELETE FROM {table}")
 
         self._guard(wipe)
 

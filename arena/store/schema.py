@@ -13,6 +13,7 @@ file opened for reading only.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -169,7 +170,7 @@ def connect(path: Path, create: bool, timeout: float) -> tuple[sqlite3.Connectio
             path.parent.mkdir(parents=True, exist_ok=True)
             db = sqlite3.connect(path, timeout=timeout, isolation_level=None)
         else:
-            db = _connect_to_read(path, timeout)
+            db = _connect_existing(path, timeout)
         db.execute("PRAGMA foreign_keys = ON")
         _check_or_create(db, path, create)
         if create:
@@ -191,6 +192,26 @@ def connect(path: Path, create: bool, timeout: float) -> tuple[sqlite3.Connectio
         raise
 
 
+def _connect_existing(path: Path, timeout: float) -> sqlite3.Connection:
+    """An existing database, opened to write where this process may write there (so that reading
+    commands keep their caches and upgrades: the batch ratings), else to read only."""
+    if os.access(path, os.W_OK) and os.access(path.parent, os.W_OK):
+        db = sqlite3.connect(
+            f"{path.resolve().as_uri()}?mode=rw", timeout=timeout, isolation_level=None, uri=True
+        )
+        try:
+            db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+            return db
+        except sqlite3.OperationalError:
+            db.close()
+    return _connect_to_read(path, timeout)
+
+
+# SQLite's primary result codes for a file it may not write or open as asked (and only these: a
+# busy or locked database must be waited for, not read as an immutable file).
+_READ_ONLY_CODES = (8, 14)  # SQLITE_READONLY, SQLITE_CANTOPEN
+
+
 def _connect_to_read(path: Path, timeout: float) -> sqlite3.Connection:
     """The database opened to read only: nothing is written, not even a journal, so that it can
     be read in a folder arena may not write to. A database in WAL mode needs its ``-shm`` file
@@ -201,8 +222,10 @@ def _connect_to_read(path: Path, timeout: float) -> sqlite3.Connection:
     try:
         db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
         return db
-    except sqlite3.OperationalError:
+    except sqlite3.OperationalError as exc:
         db.close()
+        if getattr(exc, "sqlite_errorcode", 14) & 0xFF not in _READ_ONLY_CODES:
+            raise
     return sqlite3.connect(f"{uri}?immutable=1", timeout=timeout, isolation_level=None, uri=True)
 
 

@@ -70,8 +70,7 @@ def settle(
     try:
         return registry, store, settle_run(plan, registry, store)
     except BaseException:
-        store.close()
-        _remove_made(made)  # a run that cannot be settled leaves no empty database behind
+        _close(store, made)  # a run that cannot be settled leaves no empty database behind
         raise
 
 
@@ -84,14 +83,12 @@ def _settle_if_isolated(
     try:
         settled = settle_run(plan, registry, store)
     except BaseException as exc:
-        store.close()
-        _remove_made(made)
+        _close(store, made)
         if isinstance(exc, PlanError):
             return None
         raise
     if settled.isolation != "process":
-        store.close()
-        _remove_made(made)
+        _close(store, made)
         return None
     return store, settled
 
@@ -105,6 +102,18 @@ def _made_by_opening(db: Path) -> list[Path]:
             break
         path = path.parent
     return made
+
+
+def _close(store: Store, made: list[Path]) -> None:
+    """Close the store; remove what opening it made, unless a run is in it by now (another
+    command may have started one in the same new file meanwhile)."""
+    try:
+        unused = bool(made) and not store.run_ids()
+    except Exception:  # (unreadable: not ours to remove)
+        unused = False
+    store.close()
+    if unused:
+        _remove_made(made)
 
 
 def _remove_made(made: list[Path]) -> None:

@@ -47,7 +47,7 @@ def leaderboard_rows(
     ratings (``batch``, else fitted or read from the cache); None for a bot without them.
     ``versions``: which versions of each bot, under which names (default: the latest)."""
     batch = batch if batch is not None else batch_ratings(store, game)
-    versions = versions or version_view(store.bot_versions())
+    versions = versions or version_view(store.bot_versions(), rated=store.rated_bots())
     ratings = store.ratings(game)
     stats = batch.stats() if batch is not None else store.bot_stats(game)
     rows = []
@@ -84,7 +84,7 @@ def leaderboard_rows(
 
 
 def head_to_head_rows(store: Store, game: str, versions: VersionView | None = None) -> list[dict]:
-    versions = versions or version_view(store.bot_versions())
+    versions = versions or version_view(store.bot_versions(), rated=store.rated_bots())
     rows = []
     for a, b, ahead, tied, behind in store.head_to_head(game):
         if not (versions.show(a) and versions.show(b)):
@@ -151,7 +151,7 @@ def render(
     score (``Game.score_name``: points, chips) for the table's column head. ``los`` adds each
     game's likelihood-of-superiority matrix (P(row better than column), %). Only the latest
     version of each bot unless ``all_versions``."""
-    view = version_view(store.bot_versions(), all_versions)
+    view = version_view(store.bot_versions(), all_versions, store.rated_bots())
     batches = {game: batch_ratings(store, game) for game in game_names}
     data = {g: leaderboard_rows(store, g, sort, batches[g], view) for g in game_names}
     h2h = {g: head_to_head_rows(store, g, view) for g in game_names} if head_to_head else {}

@@ -24,7 +24,12 @@ class VersionView:
         return self.labels.get(stored, stored)
 
 
-def version_view(versions: list[BotVersion], all_versions: bool = False) -> VersionView:
+def version_view(
+    versions: list[BotVersion], all_versions: bool = False, rated: set[str] | None = None
+) -> VersionView:
+    """``rated``: the stored names with a rating; the latest version of a bot is the latest of
+    those (a version fielded by a run stopped before its first game was stored has none: showing
+    it instead would leave the bot off the leaderboard)."""
     by_bot: dict[str, list[BotVersion]] = {}
     for version in versions:
         by_bot.setdefault(version.name, []).append(version)
@@ -34,7 +39,8 @@ def version_view(versions: list[BotVersion], all_versions: bool = False) -> Vers
         if len(known) < 2:
             continue
         labels[name] = f"{name}@1"
-        latest = max(known, key=lambda v: (v.last_seen, v.version))
+        candidates = [v for v in known if rated is None or v.stored_name in rated] or known
+        latest = max(candidates, key=lambda v: (v.last_seen, v.version))
         if not all_versions:
             hidden.update(v.stored_name for v in known if v is not latest)
     return VersionView(frozenset(hidden), labels)
