@@ -288,17 +288,7 @@ class Store:
         limit: int = 20,
     ) -> list[dict]:
         """The latest stored games, newest first, with their seats; optionally filtered."""
-        where, args = [], []
-        if game is not None:
-            where.append("g.game = ?")
-            args.append(game)
-        if run_id is not None:
-            where.append("g.run_id = ?")
-            args.append(run_id)
-        if bot is not None:
-            clause, bot_args = _bot_versions_clause("s.bot", bot)
-            where.append(f"EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id AND {clause})")
-            args.extend(bot_args)
+        where, args = _game_conditions(game, run_id, bot)
         sql = (
             "SELECT g.id FROM games g"
             + (" WHERE " + " AND ".join(where) if where else "")
@@ -450,13 +440,7 @@ class Store:
 
     @staticmethod
     def _game_filter(game: str | None, run_id: int | None) -> tuple[str, tuple]:
-        where, args = [], []
-        if game is not None:
-            where.append("g.game = ?")
-            args.append(game)
-        if run_id is not None:
-            where.append("g.run_id = ?")
-            args.append(run_id)
+        where, args = _game_conditions(game, run_id)
         return (" WHERE " + " AND ".join(where) if where else ""), tuple(args)
 
     def iter_games(
@@ -468,17 +452,8 @@ class Store:
     ):
         """Every stored game (oldest first) as ``stored_game`` gives it, without its fault log,
         read ``batch`` games at a time: ``arena export`` streams millions this way."""
-        where, args = ["g.id > ?"], []
-        if game is not None:
-            where.append("g.game = ?")
-            args.append(game)
-        if run_id is not None:
-            where.append("g.run_id = ?")
-            args.append(run_id)
-        if bot is not None:
-            clause, bot_args = _bot_versions_clause("s.bot", bot)
-            where.append(f"EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id AND {clause})")
-            args.extend(bot_args)
+        where, args = _game_conditions(game, run_id, bot)
+        where.insert(0, "g.id > ?")
         columns = ", ".join(f"g.{c}" for c in GAME_COLUMNS)
         sql = f"SELECT {columns} FROM games g WHERE {' AND '.join(where)} ORDER BY g.id LIMIT ?"
         seats_sql = (
@@ -514,6 +489,25 @@ class Store:
                         self.db.execute(f"DELETE FROM {table}")
 
         self._guard(wipe)
+
+
+def _game_conditions(
+    game: str | None = None, run_id: int | None = None, bot: str | None = None
+) -> tuple[list[str], list]:
+    """SQL conditions (and their arguments) on the games ``g`` of a game, a run, a bot."""
+    where: list[str] = []
+    args: list = []
+    if game is not None:
+        where.append("g.game = ?")
+        args.append(game)
+    if run_id is not None:
+        where.append("g.run_id = ?")
+        args.append(run_id)
+    if bot is not None:
+        clause, bot_args = _bot_versions_clause("s.bot", bot)
+        where.append(f"EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id AND {clause})")
+        args.extend(bot_args)
+    return where, args
 
 
 def _bot_versions_clause(column: str, bot: str) -> tuple[str, list]:
