@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from arena.execution.process.sandboxed_loading import MAX_SETTING
+from arena.execution.process.sandboxed_loading import setting_text
 from arena.limits import PlanError
 from arena.plugins.loading import BotSpec, Registry
 from arena.store.database import Store
@@ -44,21 +44,12 @@ class Versions:
         store.record_bot_versions(fielded)
 
 
-def _setting_text(value) -> str:
-    # As the sandboxed loading shows a setting, so that a bot has one fingerprint in both modes.
-    try:
-        text = repr(value)
-    except Exception:
-        text = f"<{type(value).__name__}>"
-    return text if len(text) <= MAX_SETTING else text[: MAX_SETTING - 3] + "..."
-
-
 def identify(spec: BotSpec) -> Identity:
     """The fingerprint of a bot: its source file (one file) or its entry point and package
     version, its registered name and its settings."""
     kind, where = spec.origin or ("", "")
     facts: dict = {"name": spec.plugin_name}
-    facts["settings"] = [[key, _setting_text(value)] for key, value in spec.settings]
+    facts["settings"] = [[key, setting_text(value)] for key, value in spec.settings]
     source = None
     if kind == "file" and Path(where).is_dir():  # a bot package: every file of its folder
         facts["package"] = _folder_digest(Path(where))

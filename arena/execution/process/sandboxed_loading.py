@@ -284,7 +284,9 @@ def _stop(process: subprocess.Popen) -> None:
 # --- the loading process ----------------------------------------------------------------------
 
 
-def _show(value) -> str:
+def setting_text(value) -> str:
+    """A bot's setting as the loading process shows it (``tournament.versions`` fingerprints
+    settings the same way, so that a bot has one fingerprint in both isolation modes)."""
     try:
         text = repr(value)
     except Exception:
@@ -305,7 +307,7 @@ def _load(path: str) -> dict:
             {
                 "name": spec.name,
                 "games": None if spec.games is None else sorted(spec.games),
-                "settings": [[key, _show(value)] for key, value in spec.settings],
+                "settings": [[key, setting_text(value)] for key, value in spec.settings],
             }
             for spec in registry.bots.values()
         ],
