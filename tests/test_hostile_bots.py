@@ -608,12 +608,17 @@ def test_process_mode_bot_ending_its_process_is_described_by_how_it_ended_every_
     ran = hostile_run(tmp_path, {"ender.py": ender}, "ender,random", "process", games=6)
     assert_completed(ran)
     assert_others_untouched(ran, {"ender"})
-    assert_hostile_forfeits_every_seat(ran, "ender", faults_per_seat=1)
     seats = faults_by_seat(ran, "ender")
-    assert len(seats) == 12, seats  # two seats a game: the process ended twelve times
-    for seat, ((decision, kind, message),) in seats.items():
-        assert (kind, message) == ("crash", expected), (seat, decision, kind, message)
-        assert decision >= 1, (seat, decision)
+    assert len(seats) == 12, seats  # two seats a game, each forfeited where its process ended
+    assert ran.rows["ender"]["forfeits"] == 12
+    excluded = "bot 'ender' is excluded from the rest of this run: its process failed 3 times"
+    # (how many of its games a death reaches at once depends on timing: a seat's fault is its
+    # process's death, described by how it ended, or the exclusion that the deaths bring)
+    faults = [fault for found in seats.values() for fault in found]
+    for decision, kind, message in faults:
+        assert kind == "crash" and message in (expected, excluded), faults
+        assert message == excluded or decision >= 1, faults
+    assert any(message == expected for _, _, message in faults), faults
 
 
 # --- memory ---------------------------------------------------------------------------------------
