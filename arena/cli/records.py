@@ -55,10 +55,7 @@ def history(
     elif stored_games:
         typer.echo(history_table(stored_games))
     else:
-        wanted = ", ".join(
-            f"{k} {v}" for k, v in (("bot", bot), ("game", game), ("run", run)) if v is not None
-        )
-        typer.echo(f"{path}: no stored games" + (f" with {wanted}" if wanted else ""), err=True)
+        _none_found(path, "stored games", bot=bot, game=game, run=run)
 
 
 def replay(
@@ -148,10 +145,13 @@ def faults(
     if found:
         typer.echo(fault_report(found))
     else:
-        wanted = ", ".join(
-            f"{k} {v}" for k, v in (("bot", bot), ("run", run), ("game", game)) if v is not None
-        )
-        typer.echo(f"{path}: no faults" + (f" with {wanted}" if wanted else ""), err=True)
+        _none_found(path, "faults", bot=bot, run=run, game=game)
+
+
+def _none_found(path: Path, what: str, **filters) -> None:
+    """One line on stderr: nothing ``what`` in the database, with the filters that were given."""
+    wanted = ", ".join(f"{k} {v}" for k, v in filters.items() if v is not None)
+    typer.echo(f"{path}: no {what}" + (f" with {wanted}" if wanted else ""), err=True)
 
 
 def _load_record(db: Path | None, game_id: int):
