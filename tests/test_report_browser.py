@@ -115,7 +115,10 @@ def test_report_in_the_browser(cli, report):
         rows = page.locator("#game-list tr[data-id]")
         assert rows.count() == 4
         rows.first.locator("a").click()
-        assert "(whalen)" in page.inner_text("#viewer-title")
+        # The replay opens on the link's hashchange, after click() returns: wait for its title.
+        page.wait_for_function(
+            "document.getElementById('viewer-title').textContent.includes('(whalen)')", timeout=10_000
+        )
         page.keyboard.press("End")
         page.select_option("#filter-bot", "faulty")
         page.select_option("#filter-game", "")
