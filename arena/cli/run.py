@@ -139,6 +139,25 @@ Gauntlet = Annotated[
 ]
 Format = Annotated[str, typer.Option("--format", help="Format of the final tables.")]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")]
+BackendName = Annotated[
+    str | None,
+    typer.Option(
+        "--backend",
+        help="Where the games are played: local (this machine), or ray (Ray workers anywhere on "
+        "a cluster; pip install 'arena[ray]'; docs/cluster.md). Results are the same. "
+        "[default: local]",
+        show_default=False,
+    ),
+]
+RayAddress = Annotated[
+    str | None,
+    typer.Option(
+        "--ray-address",
+        help="The Ray cluster to join (host:port, or auto: the one `ray start` began here). "
+        "[default with --backend ray: a new local Ray instance]",
+        show_default=False,
+    ),
+]
 ReportFile = Annotated[
     Path | None,
     typer.Option(
@@ -177,6 +196,8 @@ def run(
     quiet: Quiet = False,
     sandbox: SandboxMode = None,
     report_file: ReportFile = None,
+    backend: BackendName = None,
+    ray_address: RayAddress = None,
 ) -> None:
     """Play tournaments, rate the bots with TrueSkill, print the leaderboard.
 
@@ -198,6 +219,8 @@ def run(
     options = RunOptions(**{f.name: given[f.name] for f in fields(RunOptions) if f.name in given})
     plan = _plan(options, tournament_file)
     # Bots must not see the database, whatever folder the sandbox shows them.
+    if plan.backend == "ray":
+        _need_ray()
     settings = sandbox_settings(sandbox, hidden=[Path(plan.db).parent])
     if plan.load_isolated:
         _out_of_bots_reach()
@@ -249,6 +272,14 @@ def _plan(options, tournament_file: Path | None):
         raise fail(str(exc)) from None
 
 
+def _need_ray() -> None:
+    """--backend ray without Ray installed: one line, before any bot file is loaded."""
+    from arena.execution.cluster.connect import NOT_INSTALLED, ray_installed
+
+    if not ray_installed():
+        raise fail(NOT_INSTALLED)
+
+
 def _out_of_bots_reach() -> None:
     """This process non-dumpable: a bot process of the same user can then neither write into
     its output through ``/proc/PID/fd/1`` nor read its memory (the sandbox hides it from root)."""
@@ -286,11 +317,15 @@ def _play(plan, registry, store, settled, quiet: bool, sandbox, fail_fast: bool 
                 settled.tournament,
                 registry,
                 store,
-                jobs=settled.jobs,
+                # on Ray: at most --jobs workers if given, else the whole cluster
+                jobs=settled.jobs if plan.backend == "local" else plan.jobs or 0,
                 resume=True,
                 progress=progress.update,
                 fail_fast=fail_fast,
                 sandbox=sandbox,
+                backend=plan.backend,
+                ray_address=plan.ray_address,
+                announce=lambda line: typer.echo(line, err=True),
             )
     except (StoreError, TournamentError, WorkerError, IsolationError) as exc:
         raise fail(str(exc), code=1) from None
@@ -314,10 +349,10 @@ def _announce(plan, settled, sandbox) -> None:
     how = settled.isolation
     if plan.isolation_kept_from_run(settled.isolation):
         how += f" (kept from run {settled.previous.id}; --isolation to change it)"
-    typer.echo(
-        f"seed {tournament.seed}, {settled.jobs} job(s), isolation {how}, results in {plan.db}",
-        err=True,
-    )
+    jobs = f"{settled.jobs} job(s)"
+    if plan.backend == "ray":
+        jobs = f"backend ray ({plan.ray_address or 'a local instance'})"
+    typer.echo(f"seed {tournament.seed}, {jobs}, isolation {how}, results in {plan.db}", err=True)
     if settled.isolation == "process":
         announce_sandbox(sandbox, tournament.bot_memory)
 

@@ -13,7 +13,9 @@ Backends today (``make_backend`` chooses):
 - ``SharedWorkers`` (``--isolation shared``): forked game workers, the bots inside them
   (``execution.workers``);
 - ``IsolatedBots`` (``--isolation process``): game workers with each bot in its own process,
-  decisions sent in batches (``execution.process``).
+  decisions sent in batches (``execution.process``);
+- ``RayBackend`` (``--backend ray``): chunks of the schedule as Ray tasks anywhere on a cluster,
+  each played there by one of the two above (``execution.cluster``; Ray imported only then).
 
 A new backend (a cluster, bots in other languages speaking JSON lines) implements ``outcomes``
 and keeps its processes between ``__enter__`` and ``__exit__``; an exception in the caller reaches
@@ -49,6 +51,11 @@ class Backend:
 
     def outcomes(self, schedule: list[ScheduledGame]) -> Outcomes:
         raise NotImplementedError
+
+    def describe(self) -> str | None:
+        """A line on where the games are played, once the backend is entered (None: the start
+        line's job count says it all)."""
+        return None
 
     def outcomes_by_round(self, rounds: Iterable[list[ScheduledGame]]) -> Outcomes:
         """The outcomes of round after round, in order. A round is asked of ``rounds`` only once
@@ -152,7 +159,8 @@ def even_chunks(n: int, workers: int, largest: int = 256) -> list[int]:
 
 
 def make_backend(context: PlayContext, isolation: str = "shared", jobs: int = 1) -> Backend:
-    """The backend for ``--isolation`` and ``--jobs``: with ``process``, at least one worker."""
+    """The backend for ``--isolation`` and ``--jobs``: with ``process``, at least one worker.
+    (``--backend ray``: ``execution.cluster.backend.RayBackend``, made by the tournament.)"""
     if isolation == "process":
         return IsolatedBots(context, jobs)
     if jobs <= 0:

@@ -12,6 +12,8 @@ bots_dir = ["../bots", "../ladder"]  # optional; default ./bots
 records = true
 pairing = "random"        # optional: round-robin, random, gauntlet, swiss, matchmaking
 gauntlet = ["my-bot"]     # the bots under test of pairing = "gauntlet"
+backend = "ray"           # optional: local (default) or ray (docs/cluster.md)
+ray_address = "auto"      # optional, with ray: the cluster to join; default: a local instance
 
 [game.twenty-down]        # leave out every [game.*] table to play every game
 bots = ["random", "td-heuristic"]
@@ -49,6 +51,8 @@ TOP_KEYS: dict[str, tuple[type, ...]] = {
     "records": (bool,),
     "duplicate": (bool,),
     "isolation": (str,),
+    "backend": (str,),
+    "ray_address": (str,),
     "bot_memory": (int,),
     "bot_cpu": (int,),
     "bots_dir": (str, list),

@@ -69,13 +69,18 @@ def run_tournament(
     stopper: Stopper | None = None,
     fail_fast: bool = False,
     sandbox: SandboxSettings | None = None,
+    backend: str = "local",
+    ray_address: str | None = None,
+    announce: Callable[[str], None] | None = None,
 ) -> RunSummary:
     """Play the tournament's games that are not stored yet, rate them, store them (bot processes
     sandboxed as ``sandbox`` says, by default bubblewrap if it works). A match
     (``tournament.match``) stops once its ``stopper`` (default: ``tournament.match``'s) says so,
     between whole boards. ``fail_fast``: stop after storing the first game in which a bot faulted
     (``stopped_by``); the run is marked stopped: not continued by the same command, which starts
-    a new run."""
+    a new run. ``backend`` ``ray``: the games are played on Ray (``ray_address``: the cluster,
+    None: a local instance; ``jobs``: at most so many workers, 0: the whole cluster); results
+    are the same. ``announce`` is given the backend's line on where it plays, if it has one."""
     run_id, resumed = _open_run(store, tournament, resume)
     games, schedules = _schedules(tournament, registry, store, run_id)
     if tournament.match is not None:
@@ -97,10 +102,17 @@ def run_tournament(
     )
     summary = RunSummary(run_id, 0, sum(done for _, _, done in schedules), 0, 0.0, resumed=resumed)
     try:
-        with _ctrl_c(saver), make_backend(context, tournament.isolation, jobs) as backend:
+        with (
+            _ctrl_c(saver),
+            _backend(context, tournament.isolation, jobs, backend, ray_address) as played_by,
+        ):
+            line = played_by.describe()
+            if announce is not None and line:
+                announce(line)
+            began = time.perf_counter()  # (joining a cluster is not playing)
             for plan, schedule, done in schedules:
                 _play_plan(
-                    plan, schedule, done, backend, saver, summary, progress, stopper, fail_fast
+                    plan, schedule, done, played_by, saver, summary, progress, stopper, fail_fast
                 )
             summary.games_per_bot = {
                 plan.game: store.games_per_bot(run_id, plan.game, plan.bots)
@@ -117,6 +129,17 @@ def run_tournament(
         store.set_run_status(run_id, "interrupted")
     summary.seconds = time.perf_counter() - began
     return summary
+
+
+def _backend(
+    context: PlayContext, isolation: str, jobs: int, kind: str, address: str | None
+) -> Backend:
+    """The backend a run's games are played by: local (``make_backend``) or on Ray."""
+    if kind == "ray":
+        from arena.execution.cluster.backend import RayBackend  # (Ray only when asked for)
+
+        return RayBackend(context, isolation, jobs or None, address)
+    return make_backend(context, isolation, jobs)
 
 
 def _open_run(store: Store, tournament: Tournament, resume: bool) -> tuple[int, bool]:

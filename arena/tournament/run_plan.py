@@ -28,6 +28,7 @@ from arena.tournament.plan import Tournament, build_tournament, check_settings
 # How bots run when neither the command line, nor a continued run, nor the file says.
 BOT_DEFAULTS = {"isolation": "shared", "bot_memory": 1024, "bot_cpu": None}
 # Settings of the tournament that an error names as the file's key when they came from it.
+BACKENDS = ("local", "ray")
 FILE_NAMED = ("games", "move_time", "max_faults", "bots", "pairing", "gauntlet")
 
 
@@ -57,6 +58,8 @@ class RunOptions:
     params: dict[str, int] | None = None  # --param KEY=VALUE, likewise
     pairing: str | None = None
     gauntlet: list[str] | None = None
+    backend: str | None = None  # local or ray (None: the file's, else local)
+    ray_address: str | None = None  # the Ray cluster to join (implies --backend ray)
 
 
 @dataclass(frozen=True)
@@ -105,6 +108,8 @@ class RunPlan:
     loading_is_a_guess: bool  # only a stored run said to load them isolated; settling decides
     loading_memory: int  # MiB of a loading process
     again: bool = False  # a finished run's very games may be played once more
+    backend: str = "local"  # where the games are played: local, ray (never part of the results)
+    ray_address: str | None = None  # with ray: the cluster to join (None: a local instance)
 
     def isolation_kept_from_run(self, isolation: str) -> bool:
         """Whether a run played with ``isolation`` plays so because the run it continues did."""
@@ -137,6 +142,7 @@ def plan_run(
     db = Path(options.db or settings.get("db") or default_db)
     load_isolated, guess = _loading(options, request, in_file, lambda: unfinished_runs(db))
     memory = _default(options.bot_memory, settings.get("bot_memory", BOT_DEFAULTS["bot_memory"]))
+    backend, address = _backend(options, settings, source)
     return RunPlan(
         db=db,
         bots_dirs=_bots_dirs(options.bots_dirs, settings.get("bots_dir")),
@@ -149,7 +155,24 @@ def plan_run(
         loading_is_a_guess=guess,
         loading_memory=memory,
         again=options.again,
+        backend=backend,
+        ray_address=address,
     )
+
+
+def _backend(options: RunOptions, settings: dict, source: Path | None) -> tuple[str, str | None]:
+    """(local or ray, the Ray address): the command line's, else the file's; an address alone
+    means ray."""
+    address = options.ray_address or settings.get("ray_address") or None
+    given = options.backend if options.backend is not None else settings.get("backend")
+    name = "--backend" if options.backend is not None else f"{source}: backend"
+    if given is None:
+        given = "ray" if address else "local"
+    if given not in BACKENDS:
+        raise PlanError(f"{name} must be local or ray, not {given!r}")
+    if given == "local" and options.ray_address:
+        raise PlanError("--ray-address needs --backend ray (the games are played locally)")
+    return given, address if given == "ray" else None
 
 
 def _check_given(key: str, value, settings: dict, source: Path | None) -> None:
