@@ -6,7 +6,7 @@
    order) and stores (SQLite) every game. This plays ``WRITER_GAMES`` games of each game with
    ``random`` bots (4 seats, records on), keeps their outcomes, then runs the same tournament
    again into a fresh database with a backend that only hands those outcomes back: the run's
-   games/s (the median of three) is then what the parent can rate and store, nothing else.
+   games per CPU second (the median of three) is then what the parent can rate and store.
    Multiplied by the CPU seconds a game of search bots costs, it says how many cores of them
    one run can keep busy.
 2. **Ray's overhead.** The same search-bot run (``td-search-small``'s 24 samples a decision,
@@ -85,9 +85,19 @@ def _arena_in_process(*args: str) -> str:
 
 
 def writer_rate(games: int, folder: Path) -> dict[str, float]:
-    """Games per second the parent rates and stores, by game (random bots, 4 seats, records)."""
+    """Games per CPU second the parent rates and stores, by game (random bots, 4 seats, records):
+    CPU time, since a shared machine's wall clock says more about its other jobs."""
     kept: dict = {}
-    original = tournament_run._backend
+    original_backend, original_run = tournament_run._backend, tournament_run.run_tournament
+    cpu: list[float] = []
+
+    def timed_run(*args, **kwargs):
+        began = time.process_time()
+        try:
+            return original_run(*args, **kwargs)
+        finally:
+            cpu.append(time.process_time() - began)
+
     common = ["run", "--games", str(games), "--seed", "writer", "-q", "-j", "1"]
     rates = {}
     for game, bots in (
@@ -96,16 +106,18 @@ def writer_rate(games: int, folder: Path) -> dict[str, float]:
     ):
         args = [*common, "--game", game, "--bots", bots]
         try:
-            tournament_run._backend = lambda context, *a: _Recording(original(context, *a), kept)
+            tournament_run._backend = lambda context, *a: _Recording(
+                original_backend(context, *a), kept
+            )
             _arena_in_process(*args, "--db", str(folder / f"played-{game}.db"))
             tournament_run._backend = lambda context, *a: _Replaying(context, kept)
-            found = []
+            tournament_run.run_tournament = timed_run
+            cpu.clear()
             for repeat in range(REPEATS):
-                said = _arena_in_process(*args, "--db", str(folder / f"rated-{game}-{repeat}.db"))
-                found.append(float(PLAYED.search(said).group(3).replace(",", "")))
+                _arena_in_process(*args, "--db", str(folder / f"rated-{game}-{repeat}.db"))
         finally:
-            tournament_run._backend = original
-        rates[game] = statistics.median(found)
+            tournament_run._backend, tournament_run.run_tournament = original_backend, original_run
+        rates[game] = games / statistics.median(cpu)
     return rates
 
 
@@ -175,7 +187,7 @@ def main(argv: list[str]) -> None:
     with tempfile.TemporaryDirectory() as folder:
         rates = writer_rate(writer_games, Path(folder))
         for game, rate in rates.items():
-            print(f"single writer, {game}: {rate:,.0f} games/s rated and stored (4 seats)")
+            print(f"single writer, {game}: {rate:,.0f} games rated and stored a CPU second")
         cpu_per_game = ray_overhead(search_games, Path(folder), cores)
         if cpu_per_game:
             cores_busy = rates["twenty-down"] * cpu_per_game

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import pytest
 from conftest import (
+    FIRST_BOT,
     RANDOM_BOT,
     assert_one_line_error,
     bot_file,
@@ -173,6 +174,16 @@ def test_same_leaderboard_and_records_as_a_local_run(cli, tmp_path, ray_address)
     db, result = same_as_local(cli, tmp_path, bots, ray_address, *extra)
     assert count_games(db) == 48
     assert json.loads(result.stdout)  # the final tables, as locally
+
+
+def test_a_game_a_bot_file_registers_plays_on_ray(cli, tmp_path, ray_address):
+    from test_plugins import GAME_PLUGIN  # (its game class is pickled by value for the nodes)
+
+    files = {"pick_game.py": GAME_PLUGIN, "random_bot.py": RANDOM_BOT, "first_bot.py": FIRST_BOT}
+    bots = write_bots(tmp_path / "bots", files)
+    extra = ["--game", "p3", "--games", "12", "--bots", "random,first"]
+    db, _ = same_as_local(cli, tmp_path, bots, ray_address, *extra)
+    assert count_games(db, "pick-three") == 12
 
 
 KILLER = """
