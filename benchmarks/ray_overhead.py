@@ -3,17 +3,17 @@
     python benchmarks/ray_overhead.py [SEARCH_GAMES] [WRITER_GAMES]
 
 1. **The single writer.** However many machines play, one process rates (TrueSkill, in schedule
-   order) and stores (SQLite) every game. This plays ``WRITER_GAMES`` games of each game with
-   ``random`` bots (4 seats, records on), keeps their outcomes, then runs the same tournament
-   again into a fresh database with a backend that only hands those outcomes back: the run's
-   games per CPU second (the median of three) is then what the parent can rate and store.
-   Multiplied by the CPU seconds a game of search bots costs, it says how many cores of them
-   one run can keep busy.
+   order) and stores (SQLite) every game. This plays ``WRITER_GAMES`` games of each game between
+   eight ``random`` bots (four different bots at every table of 4 seats, records on), keeps their
+   outcomes, then runs the same tournament again into a fresh database with a backend that only
+   hands those outcomes back: the run's games per CPU second (the median of three) is then what
+   the parent can rate and store. Multiplied by the CPU seconds a game of search bots costs, it
+   says how many cores of them one run can keep busy.
 2. **Ray's overhead.** The same search-bot run (``td-search-small``'s 24 samples a decision,
-   without its tight CPU cap, against ``td-heuristic``,
-   ``SEARCH_GAMES`` games, one seed) played with the local backend (``--jobs`` = the cores) and
-   with ``--backend ray`` on a local Ray instance of the same cores: the time to start Ray, the
-   playing time of each, and whether the leaderboards are the same.
+   without its tight CPU cap, against ``td-heuristic``; ``SEARCH_GAMES`` games, one seed) played
+   with the local backend (``--jobs`` = the cores) and with ``--backend ray`` on a local Ray
+   instance of the same cores: the time to start Ray, the playing time of each, and whether the
+   leaderboards are the same.
 
 Needs ``arena[ray]`` for the second part (skipped without it).
 """
@@ -84,8 +84,22 @@ def _arena_in_process(*args: str) -> str:
     return err.getvalue()
 
 
+# A field of eight bots (``random`` eight times): four different bots at every table, so that
+# each game is a full TrueSkill update of four players.
+FIELD = """
+import arena
+from arena.plugins.baseline.random_bot import RandomBot
+
+
+@arena.hookimpl
+def arena_register_bots(register):
+    for i in range(1, 9):
+        register(RandomBot, name=f"r{i}")
+"""
+
+
 def writer_rate(games: int, folder: Path) -> dict[str, float]:
-    """Games per CPU second the parent rates and stores, by game (random bots, 4 seats, records):
+    """Games per CPU second the parent rates and stores, by game (8 bots, 4 seats, records):
     CPU time, since a shared machine's wall clock says more about its other jobs."""
     kept: dict = {}
     original_backend, original_run = tournament_run._backend, tournament_run.run_tournament
@@ -98,13 +112,14 @@ def writer_rate(games: int, folder: Path) -> dict[str, float]:
         finally:
             cpu.append(time.process_time() - began)
 
+    bots = folder / "field"
+    bots.mkdir()
+    (bots / "field.py").write_text(FIELD)
     common = ["run", "--games", str(games), "--seed", "writer", "-q", "-j", "1"]
+    common += ["--bots-dir", str(bots), "--bots", ",".join(f"r{i}" for i in range(1, 9))]
     rates = {}
-    for game, bots in (
-        ("twenty-down", "random,td-heuristic"),
-        ("how-low-can-you-go", "random,hl-heuristic"),
-    ):
-        args = [*common, "--game", game, "--bots", bots]
+    for game in ("twenty-down", "how-low-can-you-go"):
+        args = [*common, "--game", game]
         try:
             tournament_run._backend = lambda context, *a: _Recording(
                 original_backend(context, *a), kept

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from arena.execution.backend import Backend, Outcomes, even_chunks
@@ -40,7 +40,6 @@ class _Chunk:
     items: list[ScheduledGame]
     ref: object = None
     outcomes: list[GameOutcome] | None = None
-    nodes: set = field(default_factory=set)
 
 
 class RayBackend(Backend):
@@ -166,7 +165,7 @@ class RayBackend(Backend):
         if answer[0] == "unloadable":
             _, node, bot, message = answer
             raise WorkerError(f"bot {bot} cannot be loaded on node {node}: {message}")
-        _, node, _pid, outcomes = answer
+        outcomes = answer[2]
         for outcome in outcomes:
             for fault in outcome.fault_log:
                 if fault.decision == 0 and fault.kind == "crash" and is_exclusion(fault.message):

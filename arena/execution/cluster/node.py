@@ -11,7 +11,6 @@ parent stops the run with that one line.
 
 from __future__ import annotations
 
-import os
 import socket
 from dataclasses import replace
 from pathlib import Path
@@ -33,7 +32,7 @@ class Unloadable(Exception):
 
 
 def play_chunk(spec: NodeSpec, items: list[ScheduledGame], excluded: dict[str, str]) -> tuple:
-    """``("played", node, pid, outcomes)``, or ``("unloadable", node, bot, message)``."""
+    """``("played", node, outcomes)``, or ``("unloadable", node, bot, message)``."""
     node = node_name()
     context = context_for(spec)
     try:
@@ -47,7 +46,7 @@ def play_chunk(spec: NodeSpec, items: list[ScheduledGame], excluded: dict[str, s
         backend = SharedWorkers(context, 1)
     with backend:
         outcomes = [outcome for _, outcome in backend.outcomes(items)]
-    return ("played", node, os.getpid(), outcomes)
+    return ("played", node, outcomes)
 
 
 def node_name() -> str:
