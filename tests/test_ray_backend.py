@@ -186,6 +186,19 @@ def test_a_game_a_bot_file_registers_plays_on_ray(cli, tmp_path, ray_address):
     assert count_games(db, "pick-three") == 12
 
 
+def test_an_old_version_travels_to_the_nodes_from_its_stored_source(cli, tmp_path, ray_address):
+    bots = write_bots(tmp_path / "bots", {"first_bot.py": FIRST_BOT, "random_bot.py": RANDOM_BOT})
+    db = tmp_path / "ray.db"
+    common = ["--game", "td", "--games", "8"]
+    assert run(cli, db, bots, *common, "--bots", "first,random").exit_code == 0
+    (bots / "first_bot.py").write_text(bot_file("first", "raise RuntimeError('version 2')"))
+    extra = [*common, "--bots", "first@1,first,random", "--seed", "second"]
+    result = run(cli, db, bots, *extra, address=ray_address)
+    assert result.exit_code == 0, result.output
+    every = {row["bot"]: row for row in json.loads(result.stdout)["twenty-down"]}
+    assert every["first@1"]["faults"] == 0 and every["first@2"]["faults"] > 0
+
+
 KILLER = """
 import os
 import time
