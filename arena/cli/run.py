@@ -154,7 +154,7 @@ RayAddress = Annotated[
     typer.Option(
         "--ray-address",
         help="The Ray cluster to join (host:port, or auto: the one `ray start` began here). "
-        "[default with --backend ray: a new local Ray instance]",
+        "[default with --backend ray: $RAY_ADDRESS, else a new local Ray instance]",
         show_default=False,
     ),
 ]
@@ -351,7 +351,7 @@ def _announce(plan, settled, sandbox) -> None:
         how += f" (kept from run {settled.previous.id}; --isolation to change it)"
     jobs = f"{settled.jobs} job(s)"
     if plan.backend == "ray":
-        jobs = f"backend ray ({plan.ray_address or 'a local instance'})"
+        jobs = "backend ray"  # (where, and how many workers: the backend's line, next)
     typer.echo(f"seed {tournament.seed}, {jobs}, isolation {how}, results in {plan.db}", err=True)
     if settled.isolation == "process":
         announce_sandbox(sandbox, tournament.bot_memory)

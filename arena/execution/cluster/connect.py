@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from dataclasses import dataclass
 
 from arena.execution.workers import WorkerError
@@ -39,14 +40,16 @@ class Session:
     @classmethod
     def open(cls, address: str | None, folder: str) -> Session:
         """Join the cluster at ``address`` (``auto``: the one ``ray start`` began on this
-        machine), else start a local instance; ``folder`` is shipped to every node and each
-        worker of the run starts in it (Ray takes a folder to upload only when joining)."""
+        machine; None: ``$RAY_ADDRESS`` if set), else start a local instance. ``folder`` is
+        shipped to every node and each worker of the run starts in it (Ray takes a folder to
+        upload only when joining)."""
         ray = import_ray()
         if ray.is_initialized():
             raise WorkerError(
                 "this process is connected to Ray already: arena joins the cluster itself (to "
                 "ship the bot files), so give it the address and disconnect first"
             )
+        address = address or os.environ.get("RAY_ADDRESS") or None
         settings = {"runtime_env": {"working_dir": folder}, "logging_level": logging.ERROR}
         try:
             if address:
