@@ -14,6 +14,7 @@ Ray is in the test extra: without it these tests skip, and fail when ``CI`` is s
 
 from __future__ import annotations
 
+import faulthandler
 import json
 import os
 import signal
@@ -46,6 +47,7 @@ pytestmark = pytest.mark.usefixtures("isolated")
 RAY_ENV = {"RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0"}
 ON_NODE = "ARENA_RAY_TEST_NODE"  # set only in the Ray head's environment: its workers see it
 START_SECONDS = 180.0  # Ray's start on a loaded shared machine: slow, but not forever
+TEST_SECONDS = 600.0  # a test of a few small runs that takes longer hangs
 
 
 def need_ray():
@@ -114,6 +116,15 @@ def _stop_group(head: subprocess.Popen) -> None:
         os.killpg(head.pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
+
+
+@pytest.fixture(autouse=True)
+def no_hang():
+    """A run that hangs (a task Ray never schedules) ends the test session with every thread's
+    traceback instead of waiting forever."""
+    faulthandler.dump_traceback_later(TEST_SECONDS, exit=True)
+    yield
+    faulthandler.cancel_dump_traceback_later()
 
 
 def dump(db: Path) -> dict:
