@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 import arena.games.base as base
+from arena.cards import Card
 from arena.games.base import TERMINAL, Chance
 from arena.games.discards import MAX_DISCARD
 from arena.games.how_low.hands import HAND_SIZE
@@ -33,6 +34,28 @@ def shuffle(rng: random.Random, cards: list) -> None:
         cards[i], cards[j] = cards[j], cards[i]
 
 
+def _unseen(pack: tuple, known) -> list | None:
+    """``pack`` without ``known`` (each card taken where ``list.remove`` would take it: the first
+    copy still there), or None if ``known`` holds a card the pack does not. The pack is the
+    52-card pack in card order, once or twice (``HowLowCanYouGo.pack``), so card ``c`` is at
+    ``c`` and ``c + 52``."""
+    at = []
+    for c in known:
+        if type(c) is not Card and not (isinstance(c, int) and 0 <= c < 52):
+            return None
+        i = c
+        while i in at:
+            i += 52
+        if i >= len(pack):
+            return None
+        at.append(i)
+    at.sort(reverse=True)
+    pool = list(pack)
+    for i in at:
+        del pool[i]
+    return pool
+
+
 def determinize(game, obs, rng: random.Random):
     """See ``HowLowCanYouGo.determinize``."""
     n = game.players
@@ -57,18 +80,21 @@ def _public_part(game, obs, rng: random.Random):
     state.game = game
     state.chance = Chance(seed=rng.random())
     state.history = []
+    whalen = state._whalen = game.variant == "whalen"
     state._dups = game.packs > 1
-    state._whalen = game.variant == "whalen"
     state._name = game.name
     state.chips = list(obs.chips)
-    state.active = list(obs.active)
-    state._in = sum(1 for a in state.active if a)
-    state._chips_t = tuple(state.chips)
-    state._active_t = tuple(state.active)
-    state.out_deal = [
-        0 if a else (showdown.deal if showdown and s in showdown.eliminated else 0)
-        for s, a in enumerate(obs.active)
-    ]
+    active = state.active = list(obs.active)
+    state._in = n - active.count(False)
+    state._chips_t = tuple(obs.chips)
+    state._active_t = tuple(obs.active)
+    if state._in == n:
+        state.out_deal = [0] * n
+    else:
+        state.out_deal = [
+            0 if a else (showdown.deal if showdown and s in showdown.eliminated else 0)
+            for s, a in enumerate(active)
+        ]
     state.bank = obs.bank
     state.deal = obs.deal
     state.dealer = obs.dealer
@@ -77,11 +103,14 @@ def _public_part(game, obs, rng: random.Random):
     state.round = obs.round
     state.discards = list(obs.discards)
     state.shown = list(obs.shown)
-    state._shown_t = tuple(state.shown)
-    state.redrawn = [False] * n
-    for s, count in obs.discards:
-        if count == HAND_SIZE:
-            state.redrawn[s] = True
+    state._shown_t = tuple(obs.shown)
+    if whalen:
+        state.redrawn = [False] * n
+        for s, count in obs.discards:
+            if count == HAND_SIZE:
+                state.redrawn[s] = True
+    else:
+        state.redrawn = game.no_redraws
     state.restocks = 0
     state._sd = (
         None
@@ -111,7 +140,11 @@ def _set_turn(state, obs) -> None:
     name = state._name
     order = state.order
     k = len(order)
-    turns = sum(1 for _, count in obs.discards if count <= MAX_DISCARD)
+    discards = obs.discards
+    if state._whalen:  # (a redraw, ``(seat, 5)``, is no turn)
+        turns = sum(1 for _, count in discards if count <= MAX_DISCARD)
+    else:
+        turns = len(discards)
     if _is_over(obs):
         state._cur = TERMINAL
         state.pos = k - 1
@@ -133,27 +166,26 @@ def _deal_unseen(state, obs, rng: random.Random) -> None:
     the cards it has not seen."""
     name = state._name
     order = state.order
-    pool = list(state.game.pack)
-    hands: list[list] = [[] for _ in range(state.game.players)]
-    known = [obs.seat]
+    hands: list[list] = [[]] * state.game.players  # (never changed in place: replaced)
+    seat = obs.seat
     if _is_over(obs):
-        known = list(order)
+        known = [c for s in order for c in obs.last_showdown.hands[s]]
         for s in order:
             hands[s] = sorted(obs.last_showdown.hands[s])
+        others = []
     else:
-        hands[obs.seat] = sorted(obs.hand)
-    try:
-        for s in known:
-            for c in hands[s]:
-                pool.remove(c)
-    except ValueError:
-        raise base.GameError(f"{name}: the observation shows cards that are not in play") from None
-    others = [s for s in order if s not in known]
-    needed = HAND_SIZE * len(others) + obs.stock_size + obs.discard_size
-    if needed != len(pool):
+        known = obs.hand
+        hands[seat] = sorted(known)
+        others = [s for s in order if s != seat]
+    pool = _unseen(state.game.pack, known)
+    if pool is None:
+        raise base.GameError(f"{name}: the observation shows cards that are not in play")
+    stock_size = obs.stock_size
+    discard_size = obs.discard_size
+    if HAND_SIZE * len(others) + stock_size + discard_size != len(pool):
         raise base.GameError(
             f"{name}: {len(pool)} unseen cards cannot fill {len(others)} hands, "
-            f"a stock of {obs.stock_size} and a discard pile of {obs.discard_size}"
+            f"a stock of {stock_size} and a discard pile of {discard_size}"
         )
     shuffle(rng, pool)
     i = 0
@@ -163,7 +195,7 @@ def _deal_unseen(state, obs, rng: random.Random) -> None:
         hands[s] = hand
         i += HAND_SIZE
     state.hands = hands
-    state.pile = pool[i : i + obs.discard_size]
-    state.stock = pool[i + obs.discard_size :]
+    state.pile = pool[i : i + discard_size]
+    state.stock = pool[i + discard_size :]
     state._set_cap()
     state._legal = None
