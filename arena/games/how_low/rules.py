@@ -16,12 +16,18 @@ Random events, all through ``Chance`` (each has its own key, so a replay can fee
 * ``deal-N/restock-K``          — the K-th reshuffle of the discard pile in deal N (HL-8): the pile
   is sorted, then shuffled, and the result (top first) goes under the remaining stock.
 
-Speed: every hand is kept as a sorted list, so the 26 sub-sets of up to three cards come out as
-sorted tuples directly (singles and pairs from shared tables, triples built); the list is built
-once per decision and cached, and de-duplicated only when a two-pack hand holds equal cards.
-``apply_action`` repeats ``State.apply_action``'s checks inline (same errors, same messages).
-``clone`` copies lists, never deep-copies. Observations share the public tuples that change only at
-a showdown (chips, active, the last showdown) or a redraw (shown) instead of copying them each time.
+Speed (the hot path of every playout): every hand is a sorted list of cards, so with one pack the
+legal actions are always the 26 standard discards of a five-card hand in one fixed order (singles
+and pairs from shared tables, triples built), made once per decision and cached. A standard
+discard is then played by its index: ``tables.KEEP[index]`` picks the cards kept, ``COUNT[index]``
+cards are drawn (no search of the hand for the cards thrown); two-pack hands with equal
+cards (de-duplicated, HL-19), a cap below three (HL-8) and the ``whalen`` redraw take the general
+path. Hands are replaced, never changed in place, and the public ``(seat, count)`` entries come
+from a table. ``apply_action`` repeats ``State.apply_action``'s checks inline (same errors, same
+messages). ``clone`` is written out field by field. Observations share the public tuples that
+change only at a showdown (chips, active, the last showdown) or a redraw (shown) instead of copying
+them each time. The showdown's payments are ``showdown.settle``; ``determinize.determinize`` builds
+a state from an observation.
 """
 
 from __future__ import annotations
