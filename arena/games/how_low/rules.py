@@ -255,7 +255,10 @@ class HowLowState(base.State):
         self._cur = order[0]
         self._legal = None
         self._std = False
-        self._set_cap()
+        # _set_cap, written out: the pile is empty
+        self._free = free = len(self.stock)
+        self._cap = MAX_DISCARD if free >= MAX_DISCARD else free
+        self._fast = self._cap == MAX_DISCARD and not self._dups and not self._whalen
 
     def _restock(self) -> None:
         """HL-8: shuffle the discard pile (as it was before this turn) under the stock."""

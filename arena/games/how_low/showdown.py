@@ -21,14 +21,20 @@ def settle(order, hands, totals, low: int, high: int, chips: list, bank: int, ch
     """HL-11..HL-15 for a showdown whose totals are not all equal: the highest hands pay the bank,
     the bank pays the lowest. Changes ``chips`` and ``change`` (what each seat received (+) or
     paid (-)) in place; returns the bank after it and the seats that ran out of chips."""
-    losers = [s for s in order if totals[s] == high]
+    losers = []
+    winners = []  # seat order from dealer's left
+    for seat in order:  # (low < high: a seat is one or the other, or neither)
+        total = totals[seat]
+        if total == high:
+            losers.append(seat)
+        elif total == low:
+            winners.append(seat)
     fee = 2 if len(losers) == 1 else 1  # HL-13
     for seat in losers:  # HL-4: payments in first; HL-15: no more than one holds
         paid = fee if chips[seat] >= fee else chips[seat]
         chips[seat] -= paid
         bank += paid
         change[seat] = -paid
-    winners = [s for s in order if totals[s] == low]  # seat order from dealer's left
     if len(winners) == 1:  # HL-11
         seat = winners[0]
         owed = bank_prize(low, hands[seat], False)
@@ -43,4 +49,5 @@ def settle(order, hands, totals, low: int, high: int, chips: list, bank: int, ch
                     bank -= 1
                     chips[seat] += 1
                     change[seat] += 1
-    return bank, tuple(s for s in losers if not chips[s])  # only the highest hands pay (HL-15)
+    out = [s for s in losers if not chips[s]]  # only the highest hands pay (HL-15)
+    return bank, tuple(out) if out else ()
