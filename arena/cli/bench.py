@@ -18,8 +18,22 @@ def bench(
             "--harness/--engine-only", help="Also measure full runs (referee, ratings, storage)."
         ),
     ] = True,
+    playouts: Annotated[
+        bool,
+        typer.Option(
+            "--playouts",
+            help="Only search playouts a second (determinize + clone + random play to the end of "
+            "the deal) from fixed mid-game positions, each game; --games playouts per position.",
+        ),
+    ] = False,
 ) -> None:
     """Measure decisions per second of the bare engines and of full runs with four random bots."""
+    if playouts:
+        from arena.bench.playouts import playout_lines
+
+        for line in playout_lines(playouts=games, repeats=repeats):
+            typer.echo(line)
+        return
     from arena.bench.harness import run_bench
 
     run_bench(games=games, repeats=repeats, harness=harness, echo=typer.echo)

@@ -16,12 +16,18 @@ Random events, all through ``Chance`` (each has its own key, so a replay can fee
 * ``deal-N/restock-K``          — the K-th reshuffle of the discard pile in deal N (HL-8): the pile
   is sorted, then shuffled, and the result (top first) goes under the remaining stock.
 
-Speed: every hand is kept as a sorted list, so the 26 sub-sets of up to three cards come out as
-sorted tuples directly (singles and pairs from shared tables, triples built); the list is built
-once per decision and cached, and de-duplicated only when a two-pack hand holds equal cards.
-``apply_action`` repeats ``State.apply_action``'s checks inline (same errors, same messages).
-``clone`` copies lists, never deep-copies. Observations share the public tuples that change only at
-a showdown (chips, active, the last showdown) or a redraw (shown) instead of copying them each time.
+Speed (the hot path of every playout): every hand is a sorted list of cards, so with one pack the
+legal actions are always the 26 standard discards of a five-card hand in one fixed order (singles
+and pairs from shared tables, triples built), made once per decision and cached. A standard
+discard is then played by its index: ``tables.KEEP[index]`` picks the cards kept, ``COUNT[index]``
+cards are drawn (no search of the hand for the cards thrown); two-pack hands with equal
+cards (de-duplicated, HL-19), a cap below three (HL-8) and the ``whalen`` redraw take the general
+path. Hands are replaced, never changed in place, and the public ``(seat, count)`` entries come
+from a table. ``apply_action`` repeats ``State.apply_action``'s checks inline (same errors, same
+messages). ``clone`` is written out field by field. Observations share the public tuples that
+change only at a showdown (chips, active, the last showdown) or a redraw (shown) instead of copying
+them each time. The showdown's payments are ``showdown.settle``; ``determinize.determinize`` builds
+a state from an observation.
 """
 
 from __future__ import annotations
@@ -31,8 +37,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import arena.games.base as base
-from arena.cards import ACE, CARDS, KING, RANK_OF, Card, full_pack, parse_card
-from arena.games.base import TERMINAL, Chance, GameResult, clone_fields, competition_ranks, to_plain
+from arena.cards import KING, RANK_OF, Card, full_pack, parse_card
+from arena.games.base import TERMINAL, Chance, GameResult, competition_ranks, to_plain
 from arena.games.discards import (  # noqa: F401 (the wire memorises a module's tables)
     MAX_DISCARD,
     PAIR,
@@ -42,23 +48,16 @@ from arena.games.discards import (  # noqa: F401 (the wire memorises a module's 
     discards_up_to,
 )
 from arena.games.how_low.bot_template import TEMPLATE
+from arena.games.how_low.determinize import determinize
 from arena.games.how_low.drawing import table_drawing
 from arena.games.how_low.encoding import HowLowEncoding
 from arena.games.how_low.hands import HAND_SIZE, REDRAW, ROUNDS, VALUE
+from arena.games.how_low.showdown import bank_prize, settle
+from arena.games.how_low.tables import COUNT, ENTRY, KEEP, STANDARD
 from arena.games.how_low.view import RULES, HowLowNarrator, prompt_line, table_lines
 
-ACE_OF_HEARTS = CARDS[2 * 13 + ACE]
-ACE_OF_DIAMONDS = CARDS[3 * 13 + ACE]
 IS_KING: tuple[bool, ...] = tuple(RANK_OF[c] == KING for c in range(52))
-
-
-def bank_prize(total: int, cards, tied: bool) -> int:
-    """HL-11/HL-12: what the bank owes one lowest hand (before the bank's own limit, HL-4)."""
-    if tied:
-        return 2 if total < 0 else 1
-    if total < 0 or cards.count(ACE_OF_HEARTS) + cards.count(ACE_OF_DIAMONDS) >= 2:
-        return 5
-    return 3 if total <= 10 else 2
+DEAL_KEYS: tuple[str, ...] = tuple(f"deal-{n}" for n in range(101))  # Chance's keys, made once
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,53 +174,33 @@ def _cards(names) -> tuple[Card, ...]:
     return tuple(parse_card(n) for n in names)
 
 
-# The flat lists a clone copies; it copies the hands itself, and shares every other slot:
-# immutable values, and lists and tuples that are only ever replaced, never changed in place.
-_COPIED_FIELDS = (
-    "history",
-    "chips",
-    "active",
-    "out_deal",
-    "stock",
-    "pile",
-    "discards",
-    "shown",
-    "redrawn",
-)
+# Every field of a state. ``clone`` copies the lists of the first line (and each hand), shares the
+# rest: immutable values, and lists and tuples that are only ever replaced, never changed in place.
+_STATE_FIELDS = (
+    "chance", "history", "hands", "chips", "active", "out_deal", "stock", "pile", "discards",
+    "shown", "redrawn",
+    "game", "bank", "deal", "dealer", "order", "pos", "round", "restocks", "_sd", "_sd_view",
+    "_cur", "_legal", "_std", "_cap", "_free", "_fast", "_dups", "_whalen", "_name", "_chips_t",
+    "_active_t", "_shown_t", "_in", "_k",
+)  # fmt: skip
 
 
 class HowLowState(base.State):
-    """One game of How Low Can You Go? in progress."""
+    """One game of How Low Can You Go? in progress.
 
-    __slots__ = (
-        "chance",
-        "hands",
-        *_COPIED_FIELDS,
-        # the rest a clone shares with its original (_SHARED_FIELDS)
-        "game",
-        "bank",
-        "deal",
-        "dealer",
-        "order",
-        "pos",
-        "round",
-        "restocks",
-        "_sd",
-        "_sd_view",
-        "_cur",
-        "_legal",
-        "_cap",
-        "_free",
-        "_dups",
-        "_whalen",
-        "_name",
-        "_chips_t",
-        "_active_t",
-        "_shown_t",
-    )
+    ``hands`` (per seat, a sorted list of cards; one shared empty list for the seats out),
+    ``stock`` (top last) and ``pile`` are plain lists; ``_legal`` caches the legal actions of the
+    decision, ``_std`` says they are the 26 standard discards in their standard order (so that an
+    index says which hand positions go: ``tables.KEEP``), ``_fast`` that every decision of this
+    deal lists them (one pack, no variant, the HL-8 cap at 3).
+    """
+
+    __slots__ = _STATE_FIELDS
 
     def __init__(self, game: HowLowCanYouGo, chance: Chance):
-        super().__init__(game, chance)
+        self.game = game
+        self.chance = chance
+        self.history = []
         self._dups = game.packs > 1
         self._whalen = game.variant == "whalen"
         self._name = game.name
@@ -230,6 +209,7 @@ class HowLowState(base.State):
         self.chips = [params["starting_chips"] - params["buy_in"]] * n  # HL-3
         self.bank = params["buy_in"] * n
         self.active = [True] * n
+        self._in = n  # how many are still in
         self._chips_t = tuple(self.chips)  # what observations show: changed at showdowns only
         self._active_t = tuple(self.active)
         self.out_deal = [0] * n  # the deal a player was eliminated in; 0 while still in
@@ -243,12 +223,13 @@ class HowLowState(base.State):
 
     def _start_deal(self) -> None:
         game = self.game
-        n = game.players
-        self.deal += 1
-        deck = self.chance.shuffled(f"deal-{self.deal}", game.pack)  # HL-6 (read-only: logged)
-        active = self.active
+        self.deal = deal = self.deal + 1
+        key = DEAL_KEYS[deal] if deal < len(DEAL_KEYS) else f"deal-{deal}"
+        deck = self.chance.shuffled(key, game.pack)  # HL-6 (read-only: logged)
         order = game.rotations[self.dealer]  # every seat, from the dealer's left to the dealer
-        if active.count(True) != n:
+        n = game.players
+        if self._in != n:
+            active = self.active
             order = tuple([s for s in order if active[s]])
         k = len(order)
         dealt = HAND_SIZE * k
@@ -259,22 +240,25 @@ class HowLowState(base.State):
             hand.sort()
             hands[seat] = hand
             j += 1
-        stock = deck[dealt:]
-        stock.reverse()  # the top of the stock is the end of the list
         self.order = order
+        self._k = k
         self.hands = hands
-        self.stock = stock
+        self.stock = deck[: dealt - 1 : -1]  # the rest, its top (the first card left) last
         self.pile = []
         self.discards = []
         self.shown = []
         self._shown_t = ()
-        self.redrawn = [False] * n
+        self.redrawn = [False] * n if self._whalen else game.no_redraws
         self.restocks = 0
         self.round = 1
         self.pos = 0
         self._cur = order[0]
         self._legal = None
-        self._set_cap()
+        self._std = False
+        # _set_cap, written out: the pile is empty
+        self._free = free = len(self.stock)
+        self._cap = MAX_DISCARD if free >= MAX_DISCARD else free
+        self._fast = self._cap == MAX_DISCARD and not self._dups and not self._whalen
 
     def _restock(self) -> None:
         """HL-8: shuffle the discard pile (as it was before this turn) under the stock."""
@@ -288,6 +272,7 @@ class HowLowState(base.State):
         Cards in hands are 5 per player all deal long, so this is fixed for a deal."""
         self._free = free = len(self.stock) + len(self.pile)
         self._cap = MAX_DISCARD if free >= MAX_DISCARD else free
+        self._fast = self._cap == MAX_DISCARD and not self._dups and not self._whalen
 
     # -- the interface -------------------------------------------------------------------------
 
@@ -302,16 +287,38 @@ class HowLowState(base.State):
         if legal is not None:
             return legal
         seat = self._cur
+        if self._fast and seat >= 0:
+            a, b, c, d, e = self.hands[seat]
+            single = SINGLE
+            pa = PAIR[a]
+            pb = PAIR[b]
+            pc = PAIR[c]
+            # discards_of_five, written out here: this is the hot spot of every playout
+            legal = self._legal = [
+                (), single[a], single[b], single[c], single[d], single[e],
+                pa[b], pa[c], pa[d], pa[e], pb[c], pb[d], pb[e], pc[d], pc[e], PAIR[d][e],
+                (a, b, c), (a, b, d), (a, b, e), (a, c, d), (a, c, e), (a, d, e),
+                (b, c, d), (b, c, e), (b, d, e), (c, d, e),
+            ]  # fmt: skip
+            self._std = True
+            return legal
+        return self._other_legal_actions(seat)
+
+    def _other_legal_actions(self, seat: int) -> list:
+        """The legal actions when they may not be the 26 standard discards: two packs (equal
+        cards), a cap below three (HL-8), the redraw (whalen), or the end of the game."""
+        self._std = False
         if seat == TERMINAL:
             legal = self._legal = []
             return legal
         hand = self.hands[seat]
         if self._cap == MAX_DISCARD:
             legal = discards_of_five(hand)
-            if self._dups:
-                a, b, c, d, e = hand
-                if a == b or b == c or c == d or d == e:
-                    legal = list(dict.fromkeys(legal))  # equal cards give equal sets (HL-19)
+            a, b, c, d, e = hand
+            if a == b or b == c or c == d or d == e:
+                legal = list(dict.fromkeys(legal))  # equal cards give equal sets (HL-19)
+            else:
+                self._std = True
         else:
             legal = list(dict.fromkeys(discards_up_to(hand, self._cap)))
         if (
@@ -327,7 +334,7 @@ class HowLowState(base.State):
                 or IS_KING[hand[4]]
             )
         ):
-            legal.append(REDRAW)
+            legal.append(REDRAW)  # (after the 26: the standard indices still hold)
         self._legal = legal
         return legal
 
@@ -342,14 +349,13 @@ class HowLowState(base.State):
         if legal is None:
             legal = self.legal_actions()
         try:
-            action = legal[legal.index(action)]
+            index = legal.index(action)
         except (ValueError, TypeError):
             alt = _as_card_tuple(action)
             if alt is None or alt not in legal:
                 raise base.illegal_action(self._name, action, player) from None
-            action = legal[legal.index(alt)]
-        self.history.append((player, action))
-        self._apply(action)
+            index = legal.index(alt)
+        self.apply_legal(index)
 
     def apply_legal(self, index: int) -> None:
         """Play ``legal_actions()[index]`` (``State.apply_legal`` without its repeated calls)."""
@@ -357,83 +363,111 @@ class HowLowState(base.State):
         if legal is None:
             legal = self.legal_actions()
         action = legal[index]
-        self.history.append((self._cur, action))
-        self._apply(action)
-
-    def _apply(self, action: Any) -> None:
-        self._legal = None
         seat = self._cur
-        if action:
-            if action is REDRAW:
-                self._redraw(seat)
-                return
-            count = len(action)
+        self.history.append((seat, action))
+        if not action:
+            self.discards.append(ENTRY[seat][0])
+        elif self._std and index < STANDARD:
+            # A standard discard: keep the hand positions the index says, draw as many cards.
+            count = COUNT[index]
             stock = self.stock
             if len(stock) < count:  # (before anything changes: a broken record stops here)
                 self._restock()
                 stock = self.stock
-            hand = self.hands[seat]
-            for c in action:
-                hand.remove(c)
-            hand += stock[-count:]
+            hand = [*KEEP[index](self.hands[seat]), *stock[-count:]]
             del stock[-count:]
             hand.sort()
+            self.hands[seat] = hand
             self.pile += action
-            self.discards.append((seat, count))
+            self.discards.append(ENTRY[seat][count])
         else:
-            self.discards.append((seat, 0))
+            self._apply_other(seat, action)
+            if action is REDRAW:  # the same player acts again
+                self._legal = None
+                return
+        self._legal = None
         pos = self.pos + 1
-        order = self.order
-        if pos == len(order):
+        if pos == self._k:
             if self.round == ROUNDS:
                 self._showdown()
                 return
             self.round += 1
             pos = 0
         self.pos = pos
-        self._cur = order[pos]
+        self._cur = self.order[pos]
+
+    def _apply_other(self, seat: int, action: Any) -> None:
+        """A discard not at its standard index (two packs with equal cards, a cap below three)
+        or the redraw: the cards by value, not by hand position."""
+        if action is REDRAW:
+            self._redraw(seat)
+            return
+        count = len(action)
+        stock = self.stock
+        if len(stock) < count:
+            self._restock()
+            stock = self.stock
+        hand = self.hands[seat][:]
+        for c in action:
+            hand.remove(c)
+        hand += stock[-count:]
+        del stock[-count:]
+        hand.sort()
+        self.hands[seat] = hand
+        self.pile += action
+        self.discards.append(ENTRY[seat][count])
+
+    def _apply(self, action: Any) -> None:
+        """``State``'s hook for a legal action: played by its index."""
+        self.apply_legal(self.legal_actions().index(action))
 
     def _redraw(self, seat: int) -> None:
         """whalen: show the original hand, discard all five, draw five; the same player then
         makes the first exchange (the redraw is not one of the three)."""
         if len(self.stock) < HAND_SIZE:
             self._restock()
-        hand = self.hands[seat]
-        shown = tuple(hand)
+        shown = tuple(self.hands[seat])
         self.shown.append((seat, shown))
         self._shown_t = tuple(self.shown)
         self.redrawn[seat] = True
         stock = self.stock
-        hand[:] = stock[-HAND_SIZE:]
+        hand = stock[-HAND_SIZE:]
         del stock[-HAND_SIZE:]
         hand.sort()
+        self.hands[seat] = hand
         self.pile += shown
-        self.discards.append((seat, HAND_SIZE))
+        self.discards.append(ENTRY[seat][HAND_SIZE])
 
     def _showdown(self) -> None:
         """HL-10..HL-16."""
-        game = self.game
-        n = game.players
+        n = self.game.players
         order = self.order
         hands = self.hands
-        chips = self.chips
         value = VALUE
         totals: list = [None] * n
-        low = high = None
+        low = 99
+        high = -99
         for seat in order:
             a, b, c, d, e = hands[seat]
             total = value[a] + value[b] + value[c] + value[d] + value[e]  # HL-2, HL-10
             totals[seat] = total
-            if low is None:
-                low = high = total
-            elif total < low:
+            if total < low:
                 low = total
-            elif total > high:
+            if total > high:
                 high = total
         change = [0] * n
         eliminated: tuple = ()
         if low != high:  # HL-14: all equal, nothing moves
-            eliminated = self._settle(totals, low, high, change)
+            self.bank, eliminated = settle(
+                order, hands, totals, low, high, self.chips, self.bank, change
+            )
+            if eliminated:
+                for seat in eliminated:
+                    self.active[seat] = False
+                    self.out_deal[seat] = self.deal
+                self._in -= len(eliminated)
+                self._active_t = tuple(self.active)
+            self._chips_t = tuple(self.chips)
         self._sd = (
             self.deal,
             self.dealer,
@@ -445,54 +479,23 @@ class HowLowState(base.State):
         )
         self._sd_view = None
         self._legal = None
-        active = self.active
-        self._chips_t = tuple(chips)
-        self._active_t = tuple(active)
-        if self.deal >= game.params["max_deals"] or active.count(True) <= 1:  # HL-16
+        game = self.game  # (read at each showdown: a narrator's probe stops at its deal)
+        if self.deal >= game.params["max_deals"] or self._in <= 1:  # HL-16
             self._cur = TERMINAL
             return
-        seat = self.dealer  # HL-5: the deal passes left, skipping eliminated players
+        # HL-5: the deal passes left, skipping eliminated players
+        self.dealer = game.next_dealer[self.dealer] if self._in == n else self._next_in()
+        self._start_deal()
+
+    def _next_in(self) -> int:
+        """The next seat to the left of the dealer that is still in."""
+        n = self.game.players
+        active = self.active
+        seat = self.dealer
         while True:
             seat = (seat + 1) % n
             if active[seat]:
-                break
-        self.dealer = seat
-        self._start_deal()
-
-    def _settle(self, totals: list, low: int, high: int, change: list) -> tuple:
-        """HL-11..HL-15: the highest hands pay the bank, the bank pays the lowest; ``change``
-        gets what each seat received (+) or paid (-). Returns the seats that ran out of chips."""
-        order = self.order
-        chips = self.chips
-        bank = self.bank
-        losers = [s for s in order if totals[s] == high]
-        fee = 2 if len(losers) == 1 else 1  # HL-13
-        for seat in losers:  # HL-4: payments in first; HL-15: no more than one holds
-            paid = fee if chips[seat] >= fee else chips[seat]
-            chips[seat] -= paid
-            bank += paid
-            change[seat] = -paid
-        winners = [s for s in order if totals[s] == low]  # seat order from dealer's left
-        if len(winners) == 1:  # HL-11
-            seat = winners[0]
-            owed = bank_prize(low, self.hands[seat], False)
-            paid = owed if bank >= owed else bank
-            chips[seat] += paid
-            bank -= paid
-            change[seat] = paid
-        else:  # HL-12, and HL-4: one chip at a time while the bank holds any
-            for _ in range(bank_prize(low, (), True)):
-                for seat in winners:
-                    if bank:
-                        bank -= 1
-                        chips[seat] += 1
-                        change[seat] += 1
-        self.bank = bank
-        out = tuple(s for s in losers if not chips[s])  # only the highest hands pay (HL-15)
-        for seat in out:
-            self.active[seat] = False
-            self.out_deal[seat] = self.deal
-        return out
+                return seat
 
     @property
     def last_showdown(self) -> Showdown | None:
@@ -560,8 +563,44 @@ class HowLowState(base.State):
         )
 
     def clone(self) -> HowLowState:
-        other = clone_fields(self, _SHARED_FIELDS, _COPIED_FIELDS)
+        """An independent copy: its own lists and chance (``Chance.copy``), written out field
+        by field (a clone starts every playout of a search bot)."""
+        other = _new_state(HowLowState)
+        other.chance = self.chance.copy()
         other.hands = [h[:] for h in self.hands]
+        other.history = self.history[:]
+        other.chips = self.chips[:]
+        other.active = self.active[:]
+        other.out_deal = self.out_deal[:]
+        other.stock = self.stock[:]
+        other.pile = self.pile[:]
+        other.discards = self.discards[:]
+        other.shown = self.shown[:]
+        other.redrawn = self.redrawn[:]
+        other.game = self.game
+        other.bank = self.bank
+        other.deal = self.deal
+        other.dealer = self.dealer
+        other.order = self.order
+        other.pos = self.pos
+        other.round = self.round
+        other.restocks = self.restocks
+        other._sd = self._sd
+        other._sd_view = self._sd_view
+        other._cur = self._cur
+        other._legal = self._legal
+        other._std = self._std
+        other._cap = self._cap
+        other._free = self._free
+        other._fast = self._fast
+        other._dups = self._dups
+        other._whalen = self._whalen
+        other._name = self._name
+        other._chips_t = self._chips_t
+        other._active_t = self._active_t
+        other._shown_t = self._shown_t
+        other._in = self._in
+        other._k = self._k
         return other
 
     def __repr__(self) -> str:
@@ -569,11 +608,8 @@ class HowLowState(base.State):
         return f"HowLowState(deal {self.deal}, {where}, chips {self.chips}, bank {self.bank})"
 
 
-_SHARED_FIELDS = base.other_slots(HowLowState, _COPIED_FIELDS, ("chance", "hands"))
-
 _new_observation = object.__new__
-
-
+_new_state = object.__new__
 _as_card_tuple = as_discard
 
 
@@ -616,6 +652,8 @@ class HowLowCanYouGo(base.Game):
         n = self.players
         self.rotations = tuple(tuple((d + i) % n for i in range(1, n + 1)) for d in range(n))
         self.pack: tuple[Card, ...] = tuple(full_pack() * self.packs)
+        self.next_dealer = tuple((d + 1) % n for d in range(n))
+        self.no_redraws = (False,) * n  # (the redraws of a deal without the variant)
 
     def check_parameters(self) -> None:
         p = self.params
@@ -655,137 +693,7 @@ class HowLowCanYouGo(base.Game):
         rank of a player still in). The new state has an empty history and a fresh ``Chance``
         seeded from ``rng``, so it can be played on but its ``record()`` does not replay.
         """
-        obs = observation
-        n = self.players
-        if getattr(obs, "game", None) != self.name:
-            raise base.GameError(
-                f"{self.name}: cannot determinize an observation of {getattr(obs, 'game', None)!r}"
-            )
-        if len(obs.chips) != n or len(obs.active) != n:
-            raise base.GameError(
-                f"{self.name}: the observation is for {len(obs.chips)} seats, not {n}"
-            )
-        state = _public_part(self, obs, rng)
-        _set_turn(state, obs)
-        _deal_unseen(state, obs, rng)
-        return state
-
-
-def _public_part(game: HowLowCanYouGo, obs: HowLowObservation, rng: random.Random) -> HowLowState:
-    """A state with every public fact of ``obs`` and a fresh ``Chance``; no cards, no turn yet."""
-    n = game.players
-    showdown = obs.last_showdown
-    state = HowLowState.__new__(HowLowState)
-    state.game = game
-    state.chance = Chance(seed=rng.random())
-    state.history = []
-    state._dups = game.packs > 1
-    state._whalen = game.variant == "whalen"
-    state._name = game.name
-    state.chips = list(obs.chips)
-    state.active = list(obs.active)
-    state._chips_t = tuple(state.chips)
-    state._active_t = tuple(state.active)
-    state.out_deal = [
-        0 if a else (showdown.deal if showdown and s in showdown.eliminated else 0)
-        for s, a in enumerate(obs.active)
-    ]
-    state.bank = obs.bank
-    state.deal = obs.deal
-    state.dealer = obs.dealer
-    state.order = tuple(obs.order)
-    state.round = obs.round
-    state.discards = list(obs.discards)
-    state.shown = list(obs.shown)
-    state._shown_t = tuple(state.shown)
-    state.redrawn = [False] * n
-    for s, count in obs.discards:
-        if count == HAND_SIZE:
-            state.redrawn[s] = True
-    state.restocks = 0
-    state._sd = (
-        None
-        if showdown is None
-        else (
-            showdown.deal,
-            showdown.dealer,
-            showdown.hands,
-            showdown.totals,
-            showdown.chip_changes,
-            showdown.eliminated,
-            tuple(showdown.discards),
-        )
-    )
-    state._sd_view = None
-    return state
-
-
-def _is_over(obs: HowLowObservation) -> bool:
-    """The game ended with the observation's deal (its showdown is the last one)."""
-    return obs.last_showdown is not None and obs.last_showdown.deal == obs.deal
-
-
-def _set_turn(state: HowLowState, obs: HowLowObservation) -> None:
-    """Whose turn it is, from the turns taken this deal; the observation must agree."""
-    name = state._name
-    order = state.order
-    k = len(order)
-    turns = sum(1 for _, count in obs.discards if count <= MAX_DISCARD)
-    if _is_over(obs):
-        state._cur = TERMINAL
-        state.pos = k - 1
-    else:
-        if turns // k + 1 != obs.round:
-            raise base.GameError(
-                f"{name}: {turns} turns this deal do not fit exchange round {obs.round}"
-            )
-        state.pos = turns % k
-        state._cur = order[state.pos]
-    if obs.legal_actions and state._cur != obs.seat:
-        raise base.GameError(
-            f"{name}: the observation has actions but it is not seat {obs.seat}'s turn"
-        )
-
-
-def _deal_unseen(state: HowLowState, obs: HowLowObservation, rng: random.Random) -> None:
-    """The hands the seat cannot see, the discard pile and the stock: a uniform random split of
-    the cards it has not seen."""
-    name = state._name
-    order = state.order
-    pool = list(state.game.pack)
-    hands: list[list] = [[] for _ in range(state.game.players)]
-    known = [obs.seat]
-    if _is_over(obs):
-        known = list(order)
-        for s in order:
-            hands[s] = sorted(obs.last_showdown.hands[s])
-    else:
-        hands[obs.seat] = sorted(obs.hand)
-    try:
-        for s in known:
-            for c in hands[s]:
-                pool.remove(c)
-    except ValueError:
-        raise base.GameError(f"{name}: the observation shows cards that are not in play") from None
-    others = [s for s in order if s not in known]
-    needed = HAND_SIZE * len(others) + obs.stock_size + obs.discard_size
-    if needed != len(pool):
-        raise base.GameError(
-            f"{name}: {len(pool)} unseen cards cannot fill {len(others)} hands, "
-            f"a stock of {obs.stock_size} and a discard pile of {obs.discard_size}"
-        )
-    rng.shuffle(pool)
-    i = 0
-    for s in others:
-        hand = pool[i : i + HAND_SIZE]
-        hand.sort()
-        hands[s] = hand
-        i += HAND_SIZE
-    state.hands = hands
-    state.pile = pool[i : i + obs.discard_size]
-    state.stock = pool[i + obs.discard_size :]
-    state._set_cap()
-    state._legal = None
+        return determinize(self, observation, rng)
 
 
 __all__ = ["HowLowCanYouGo", "HowLowObservation", "HowLowState", "Showdown", "bank_prize"]

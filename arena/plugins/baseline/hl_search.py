@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import arena
 from arena.games.how_low import VALUE
+from arena.games.how_low.determinize import shuffle
 
 REDRAW = "redraw"
 RED_ACES = (38, 51)  # A♥ and A♦ as card numbers (suit * 13 + rank)
@@ -152,7 +153,7 @@ def sample_hidden(obs, rng, pile_cards=(), doubt=1.0):
         rest.remove(c)
     else:
         unseen = rest
-    rng.shuffle(unseen)
+    shuffle(rng, unseen)  # (rng.shuffle, faster: the same draws, the same order)
 
     def take(low: bool) -> int:
         """An unseen card worth at most LOW (or more than LOW), else any; removed."""
@@ -193,7 +194,7 @@ def sample_hidden(obs, rng, pile_cards=(), doubt=1.0):
             pile.append(take(False))
         else:
             pile.append(unseen.pop())
-    rng.shuffle(unseen)  # take() and pop() worked from the end: the stock's order must be fresh
+    shuffle(rng, unseen)  # take() and pop() worked from the end: the stock's order must be fresh
     return hands, pile, unseen
 
 
