@@ -161,13 +161,18 @@ def _named_files(manifest: Manifest) -> list[str]:
 
 def _resolve(manifest: Manifest, argv: tuple[str, ...], which: bool) -> list[str]:
     folder = manifest.folder
-    values = {"dir": str(folder), "cache": str(manifest.cache()) if "{cache}" in "".join(argv) else ""}
+    values = {
+        "dir": str(folder),
+        "cache": str(manifest.cache()) if "{cache}" in "".join(argv) else "",
+    }
     resolved = []
     for i, arg in enumerate(argv):
         try:
             arg = arg.format(**values)
         except (KeyError, IndexError, ValueError):
-            raise ManifestError(f"unknown placeholder in {arg!r} (known: {{dir}}, {{cache}})") from None
+            raise ManifestError(
+                f"unknown placeholder in {arg!r} (known: {{dir}}, {{cache}})"
+            ) from None
         if (folder / arg).exists() and not os.path.isabs(arg) and (i or "/" in arg):
             arg = str(folder / arg)
         elif i == 0 and which and "/" not in arg:

@@ -19,8 +19,16 @@ function seeded(hex) {
   };
 }
 
+// Answers are written together once the lines arena sent at once are all read: one write
+// instead of one per answer (arena sends a batch of requests when it has several).
+let out = [];
 function send(message) {
-  process.stdout.write(JSON.stringify(message) + "\n");
+  if (out.length === 0) setImmediate(flush);
+  out.push(JSON.stringify(message) + "\n");
+}
+function flush() {
+  process.stdout.write(out.join(""));
+  out = [];
 }
 
 const input = readline.createInterface({ input: process.stdin });

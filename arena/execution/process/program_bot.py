@@ -101,6 +101,10 @@ class ProgramProcess:
         data = messages.dumps(message)
         if self.on_line is not None:
             self.on_line("arena", data)
+        self.write(data)
+
+    def write(self, data: bytes) -> None:
+        """Lines for the program, all at once; ProgramFault if it does not take them."""
         view = memoryview(data)
         deadline = time.monotonic() + WRITE_SECONDS
         while view:
@@ -132,7 +136,9 @@ class ProgramProcess:
                 except messages.ProtocolError as exc:
                     raise self.fault(("crash", f"it wrote {exc}")) from None
             if len(buffer) > messages.MAX_LINE:
-                raise self.fault(("crash", f"it wrote a line longer than {messages.MAX_LINE} bytes"))
+                raise self.fault(
+                    ("crash", f"it wrote a line longer than {messages.MAX_LINE} bytes")
+                )
             wait = deadline - time.monotonic()
             if wait <= 0 or not select.select([self.stdout], [], [], wait)[0]:
                 raise self.fault(("timeout", f"no answer within {seconds:g} s"))
