@@ -222,6 +222,19 @@ class ProgramPool:
         self.ids += 1
         return ProgramPlayer(self, self.ids)
 
+    def ready_factory(self):
+        """``factory``, with the program started now, off the referee's clock (a program may
+        take longer to start than to move); if it cannot start, a factory raising why."""
+        try:
+            self.process()
+        except ProgramFault as exc:
+
+            def cannot_start():
+                raise exc
+
+            return cannot_start
+        return self.factory
+
     def close(self) -> None:
         if self.current is not None:
             self.current.kill()
@@ -308,7 +321,7 @@ class ProgramPools:
         pool = self.pools.get(name)
         if pool is None:
             pool = self.pools[name] = ProgramPool(manifest, self.limits)
-        return pool.factory
+        return pool.ready_factory()
 
     def close(self) -> None:
         if self.pid == os.getpid():

@@ -85,6 +85,8 @@ class ProgramHost(Host):
             if op != "act" and op != "act_changes":
                 self.collect(pending)
                 pending = []
+                if op == "new":  # the program started off the referee's clock, if need be
+                    self.spec.create = self.pool.ready_factory()
                 super().run([command])
                 continue
             self.started += 1
@@ -210,6 +212,10 @@ def main() -> None:
         )
         os.write(int(config["reply_fd"]), data)
         return
+    try:
+        host.pool.process()  # started before "ready": the worker waits longer for that
+    except ProgramFault:
+        pass  # (its first seat says why)
     host.reply("ready", None, 0.0)
     host.flush()
     try:
