@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from arena.execution.process.bubblewrap import SandboxSettings
 from arena.execution.process.program_bot import ProgramLimits, ProgramPools
 from arena.games.base import Game
-from arena.plugins.manifests import is_program
 from arena.plugins.loading import Registry
+from arena.plugins.manifests import is_program
 from arena.referee.inline import play_game
 from arena.referee.interrupt import Interrupt
 from arena.referee.outcome import GameOutcome, SeatForfeit

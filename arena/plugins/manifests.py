@@ -9,7 +9,8 @@ A manifest names a program that speaks the JSON-lines protocol (``docs/protocol.
     [settings]                                              # optional, sent in the hello
     depth = 2
 
-``{dir}`` is the manifest's folder and ``{cache}`` the folder the build writes to (under
+``{python}`` is the Python running arena (for ``{python} -m arena.protocol bot.py:MyBot``),
+``{dir}`` the manifest's folder and ``{cache}`` the folder the build writes to (under
 ``$ARENA_CACHE_DIR``, default ``~/.cache/arena``, named by a digest of the manifest and the files
 it names: a changed source builds again, an unchanged one never). Arguments naming a file of the
 manifest's folder become absolute paths. A manifest that cannot start (no such program, a failed
@@ -23,6 +24,7 @@ import hashlib
 import os
 import shutil
 import subprocess
+import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -162,6 +164,7 @@ def _named_files(manifest: Manifest) -> list[str]:
 def _resolve(manifest: Manifest, argv: tuple[str, ...], which: bool) -> list[str]:
     folder = manifest.folder
     values = {
+        "python": sys.executable,
         "dir": str(folder),
         "cache": str(manifest.cache()) if "{cache}" in "".join(argv) else "",
     }
@@ -171,7 +174,7 @@ def _resolve(manifest: Manifest, argv: tuple[str, ...], which: bool) -> list[str
             arg = arg.format(**values)
         except (KeyError, IndexError, ValueError):
             raise ManifestError(
-                f"unknown placeholder in {arg!r} (known: {{dir}}, {{cache}})"
+                f"unknown placeholder in {arg!r} (known: {{python}}, {{dir}}, {{cache}})"
             ) from None
         if (folder / arg).exists() and not os.path.isabs(arg) and (i or "/" in arg):
             arg = str(folder / arg)

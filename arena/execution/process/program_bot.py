@@ -141,6 +141,8 @@ class ProgramProcess:
                 )
             wait = deadline - time.monotonic()
             if wait <= 0 or not select.select([self.stdout], [], [], wait)[0]:
+                if self.process.poll() is not None:  # ended, its output held by its children
+                    raise self.fault(self.death())
                 raise self.fault(("timeout", f"no answer within {seconds:g} s"))
             try:
                 chunk = os.read(self.stdout, 1 << 16)
@@ -228,9 +230,10 @@ class ProgramPool:
         try:
             self.process()
         except ProgramFault as exc:
+            error = exc
 
             def cannot_start():
-                raise exc
+                raise error
 
             return cannot_start
         return self.factory
