@@ -30,6 +30,7 @@ from arena.execution.child_process import child_environment
 from arena.execution.process import bubblewrap
 from arena.execution.process.bubblewrap import SandboxSettings
 from arena.execution.process.program_launch import LAUNCH_ENV
+from arena.execution.process.program_launch import PATH as LAUNCHER
 from arena.plugins.manifests import Manifest
 from arena.protocol import messages
 from arena.referee.faults import ProgramFault, out_of_cpu, process_ended
@@ -76,7 +77,7 @@ class ProgramProcess:
             "cpu": limits.cpu,
             "processes": bubblewrap.process_cap() if sandboxed else 0,
         }
-        command = [sys.executable, "-P", "-m", "arena.execution.process.program_launch"]
+        command = [sys.executable, "-I", "-S", LAUNCHER]
         if sandboxed:
             command = bubblewrap.wrap(command, manifest.visible(), limits.sandbox)
         self.process = subprocess.Popen(
@@ -118,8 +119,9 @@ class ProgramProcess:
             except OSError:  # EPIPE: it closed its input, or it has ended
                 raise self.fault(self.death()) from None
 
-    def receive(self, seconds: float) -> dict:
-        """The next message it writes within ``seconds``; ProgramFault if none comes."""
+    def receive(self, seconds: float, limit: float | None = None) -> dict:
+        """The next message it writes within ``seconds``; ProgramFault if none comes (said to
+        be ``limit`` seconds late, by default ``seconds``)."""
         deadline = time.monotonic() + seconds
         buffer = self.buffer
         while True:
@@ -143,7 +145,8 @@ class ProgramProcess:
             if wait <= 0 or not select.select([self.stdout], [], [], wait)[0]:
                 if self.process.poll() is not None:  # ended, its output held by its children
                     raise self.fault(self.death())
-                raise self.fault(("timeout", f"no answer within {seconds:g} s"))
+                late = seconds if limit is None else limit
+                raise self.fault(("timeout", f"no answer within {late:g} s"))
             try:
                 chunk = os.read(self.stdout, 1 << 16)
             except OSError:
@@ -198,26 +201,40 @@ class ProgramPool:
         self.limits = limits
         self.on_line = on_line
         self.current: ProgramProcess | None = None
+        self.greeted: ProgramProcess | None = None  # the process whose hello was read
         self.ids = 0  # the last id given to a seat's game
         self.hello: dict | None = None  # the first program's hello (``arena check-bot``)
 
     def process(self) -> ProgramProcess:
         """The live program, started (and greeted) if there is none."""
         process = self.current
-        if process is not None and process.alive:
-            return process
-        process = self.current = ProgramProcess(self.manifest, self.limits, self.on_line)
+        if process is None or not process.alive:
+            process = self.spawn()
+        if self.greeted is not process:
+            try:
+                answer = process.receive(STARTUP_SECONDS)
+                problems = messages.check_hello(answer)
+                if problems:
+                    raise process.fault(("crash", f"its hello is wrong: {problems[0]}"))
+            except BaseException:
+                process.kill()
+                raise
+            self.greeted = process
+            if self.hello is None:
+                self.hello = answer
+        return process
+
+    def spawn(self) -> ProgramProcess:
+        """Start the program and greet it, without waiting for its answer (``process`` does)."""
+        self.close()
+        try:
+            process = self.current = ProgramProcess(self.manifest, self.limits, self.on_line)
+        except OSError as exc:  # no process to be had (no memory, a program it may not run)
+            raise ProgramFault("crash", f"its program cannot start: {exc}") from None
         try:
             process.send({**messages.hello(), "settings": dict(self.manifest.settings)})
-            answer = process.receive(STARTUP_SECONDS)
-            problems = messages.check_hello(answer)
-            if problems:
-                raise process.fault(("crash", f"its hello is wrong: {problems[0]}"))
-        except BaseException:
-            process.kill()
-            raise
-        if self.hello is None:
-            self.hello = answer
+        except ProgramFault:
+            pass  # (``process`` finds it dead)
         return process
 
     def factory(self) -> ProgramPlayer:
@@ -303,9 +320,13 @@ class ProgramPlayer:
             if request["type"] != "act":
                 return None
             # (the referee's clock, when there is one, ends the wait first)
-            return process.receive(self.pool.limits.move_time + 0.05)
-        except BaseException:  # a fault, or the referee's clock: the program is killed
-            self.pool.close()
+            move_time = self.pool.limits.move_time
+            return process.receive(move_time + 0.05, move_time)
+        except BaseException:  # a fault, or the referee's clock: the program is killed, and
+            try:  # started again at once (it starts while the game goes on)
+                self.pool.spawn()
+            except ProgramFault:
+                pass  # (its next decision says why)
             raise
 
 

@@ -141,9 +141,9 @@ class ProgramHost(Host):
                 self.pool.current.write(data)
             except ProgramFault as exc:
                 failed = True
-                self.pool.close()
                 first = pending[0]
                 self.settle(first.position, exc.kind, str(exc), time.perf_counter() - last)
+                self.restart()
                 pending = pending[1:]
         for entry in pending:
             self.progress[0] = entry.number
@@ -154,17 +154,27 @@ class ProgramHost(Host):
             began = last
             try:
                 answer = self.pool.current.receive(
-                    max(0.0, began + move_time + 0.05 - time.perf_counter())
+                    max(0.0, began + move_time + 0.05 - time.perf_counter()), move_time
                 )
             except ProgramFault as exc:
                 failed = True
-                self.pool.close()
                 self.settle(entry.position, exc.kind, str(exc), time.perf_counter() - began)
+                self.restart()
                 continue
             last = time.perf_counter()
             self.settle(entry.position, *self.judge(entry, answer, last - began))
             if self.pool.current is None:
                 failed = True
+                self.restart()
+
+    def restart(self) -> None:
+        """Start the program again at once, on the time of the decision that failed (a fault
+        already): the decisions after it are not charged with the start."""
+        self.pool.close()
+        try:
+            self.pool.process()
+        except ProgramFault:
+            pass  # (the next decision says why)
 
     def judge(self, entry: _Pending, answer: dict, seconds: float) -> tuple[str, object, float]:
         if answer.get("type") == "error":
