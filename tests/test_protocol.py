@@ -252,3 +252,23 @@ def test_check_bot_reports_each_breach_in_a_line_and_fails(tmp_path):
     assert any("unknown key(s) mood" in p for p in problems), problems
     assert proc.stdout.strip().endswith("problem(s) found")
     assert "Traceback" not in proc.stdout + proc.stderr
+
+
+def test_a_program_is_a_new_version_when_its_manifest_or_a_source_changes(tmp_path):
+    from arena.tournament.versions import identify
+
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    (bots / "p.sh").write_text("echo one\n")
+    (bots / "p.toml").write_text('name = "p"\ncommand = ["sh", "p.sh"]\n')
+
+    def fingerprint() -> str:
+        return identify(load_registry(bots, entry_points=False).bots["p"]).fingerprint
+
+    first = fingerprint()
+    assert fingerprint() == first
+    (bots / "p.sh").write_text("echo two\n")
+    second = fingerprint()
+    assert second != first
+    (bots / "p.toml").write_text('name = "p"\ncommand = ["sh", "p.sh"]\n[settings]\nx = 1\n')
+    assert fingerprint() not in (first, second)
