@@ -1,6 +1,9 @@
 """Decisions per second of a bot program (JSON lines) against the Python bot it copies, under
 ``--isolation process``: the Node.js random bot of ``examples/protocol`` against ``random``.
 
+Also measured: the same Python ``random`` bot run as a program through ``arena.protocol``
+(``random-py``), to judge one protocol for every out-of-process bot, Python ones too.
+
 Every seat of every game is the measured bot (so every decision is one of its), the games are
 played by ``arena``'s process backend with ``--jobs`` workers, and the figures are printed:
 
@@ -14,6 +17,7 @@ process of its own but the Python bot is called directly.
 from __future__ import annotations
 
 import argparse
+import tempfile
 import time
 from pathlib import Path
 
@@ -22,10 +26,14 @@ from arena.execution.context import PlayContext, ScheduledGame
 from arena.plugins.loading import load_registry
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "protocol"
+RANDOM_BOT = (
+    Path(__file__).resolve().parents[1] / "arena" / "plugins" / "baseline" / "random_bot.py"
+)
 
 
-def decisions_per_second(registry, game_name: str, bot: str, games: int, isolation: str,
-                         jobs: int) -> tuple[float, int]:
+def decisions_per_second(
+    registry, game_name: str, bot: str, games: int, isolation: str, jobs: int
+) -> tuple[float, int]:
     game = registry.games[game_name].cls()
     context = PlayContext(registry, {game_name: game})
     schedule = [
@@ -48,10 +56,20 @@ def main() -> None:
     parser.add_argument("--game", default="twenty-down")
     parser.add_argument("--bot", default="random-js", help="the program bot measured")
     args = parser.parse_args()
-    registry = load_registry(EXAMPLES, entry_points=False)
+    with tempfile.TemporaryDirectory() as folder:
+        random_py = Path(folder) / "random-py.toml"
+        random_py.write_text(
+            'name = "random-py"\ncommand = ["{python}", "-m", "arena.protocol", '
+            f'"{RANDOM_BOT}:RandomBot"]\n'
+        )
+        registry = load_registry([EXAMPLES, Path(folder)], entry_points=False)
+        measure(registry, args)
+
+
+def measure(registry, args) -> None:
     for isolation in ("process", "shared"):
         rates = {}
-        for bot in ("random", args.bot):
+        for bot in ("random", args.bot, "random-py"):
             rate, decisions = decisions_per_second(
                 registry, args.game, bot, args.games, isolation, args.jobs
             )
@@ -63,6 +81,7 @@ def main() -> None:
         ratio = rates[args.bot] / rates["random"]
         goal = " (goal: >= 0.5)" if isolation == "process" else ""
         print(f"  {args.bot} / random = {ratio:.2f}{goal}")
+        print(f"  random-py / random = {rates['random-py'] / rates['random']:.2f}")
 
 
 if __name__ == "__main__":

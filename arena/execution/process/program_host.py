@@ -166,6 +166,13 @@ class ProgramHost(Host):
             if self.pool.current is None:
                 failed = True
                 self.restart()
+        current = self.pool.current
+        if pending and not failed and current is not None and current.buffer.strip():
+            # more than it was asked (what comes later is read as the next answer: a program
+            # must write exactly one line per request)
+            entry = pending[-1]
+            self.settle(entry.position, "crash", "it wrote a message nobody asked for", 0.0)
+            self.restart()
 
     def restart(self) -> None:
         """Start the program again at once, on the time of the decision that failed (a fault
