@@ -272,3 +272,48 @@ def test_a_program_is_a_new_version_when_its_manifest_or_a_source_changes(tmp_pa
     assert second != first
     (bots / "p.toml").write_text('name = "p"\ncommand = ["sh", "p.sh"]\n[settings]\nx = 1\n')
     assert fingerprint() not in (first, second)
+
+
+@pytest.mark.parametrize("game_name, variant", [("twenty-down", None), ("twenty-down", "brostedt"),
+                                                ("how-low-can-you-go", "whalen")])  # fmt: skip
+def test_the_fast_request_lines_are_exactly_the_observations_to_json(game_name, variant):
+    from arena.protocol.requests import CHECKS, RequestWriter
+
+    game = load_registry(bots_dir=[], entry_points=False).games[game_name].cls(variant=variant)
+    verified: dict = {}
+    writers: dict = {}
+    time = messages.time_left(1.0)
+    count = 0
+    for number in range(4):
+        state = game.new_state(f"lines/{number}")
+        chooser = __import__("random").Random(number)
+        while (player := state.current_player()) >= 0:
+            observation = state.observation(player)
+            line, legal = writers.setdefault(player, RequestWriter(verified)).line(
+                7, observation, time
+            )
+            expected = json.loads(messages.dumps(messages.act(7, observation.to_json(), time)))
+            assert json.loads(line) == expected
+            assert legal == expected["observation"]["legal_actions"]
+            state.apply_legal(chooser.randrange(len(state.legal_actions())))
+            count += 1
+    assert count > CHECKS and list(verified.values()) == [0]  # the fast way, after its checks
+
+
+def test_a_class_whose_to_json_differs_is_written_by_its_to_json():
+    from arena.games.base import Observation
+    from arena.protocol.requests import RequestWriter
+
+    class Odd(Observation):
+        __slots__ = ("pair",)
+        fields = Observation.fields + __slots__
+
+        def to_json(self):
+            return {**super().to_json(), "pair": {"odd": True}}
+
+    odd = Odd()
+    odd.game, odd.seat, odd.legal_actions, odd.pair = "g", 0, ["a"], (1, 2)
+    verified: dict = {}
+    line, _ = RequestWriter(verified).line(1, odd, messages.time_left(1.0))
+    assert json.loads(line)["observation"]["pair"] == {"odd": True}
+    assert verified == {Odd: None}

@@ -33,6 +33,7 @@ from arena.execution.process.program_launch import LAUNCH_ENV
 from arena.execution.process.program_launch import PATH as LAUNCHER
 from arena.plugins.manifests import Manifest
 from arena.protocol import messages
+from arena.protocol.requests import RequestWriter
 from arena.referee.faults import ProgramFault, out_of_cpu, process_ended
 
 STARTUP_SECONDS = 10.0  # for the hello (the referee's clock may end the wait sooner)
@@ -202,6 +203,7 @@ class ProgramPool:
         self.on_line = on_line
         self.current: ProgramProcess | None = None
         self.greeted: ProgramProcess | None = None  # the process whose hello was read
+        self.verified: dict = {}  # observation classes checked by the request writers
         self.ids = 0  # the last id given to a seat's game
         self.hello: dict | None = None  # the first program's hello (``arena check-bot``)
 
@@ -274,6 +276,7 @@ class ProgramPlayer:
         self.id = key
         self.told: ProgramProcess | None = None  # the process told this game's start
         self.begin: dict | None = None
+        self.writer = RequestWriter(pool.verified)
         pool.process()  # a program that cannot start: this seat cannot be created
 
     def time(self) -> dict:
@@ -284,14 +287,13 @@ class ProgramPlayer:
         self._ask(None)
 
     def act(self, observation):
-        data = observation.to_json()
-        request = messages.act(self.id, data, self.time())
-        answer = self._ask(request)
+        line, legal = self.writer.line(self.id, observation, self.time())
+        answer = self._ask(line)
         if answer.get("type") == "error":
             message = str(answer.get("message", ""))[:200]
             raise ProgramFault("exception", f"it answered an error: {message}")
         try:
-            index = messages.action_index(answer, data["legal_actions"])
+            index = messages.action_index(answer, legal)
         except messages.ProtocolError as exc:
             self.pool.close()
             raise ProgramFault("crash", f"it wrote {exc}") from None
@@ -303,9 +305,10 @@ class ProgramPlayer:
         if self.told is not None and self.told.alive:
             self._ask(messages.end(self.id, result))
 
-    def _ask(self, request: dict | None) -> dict | None:
-        """Send ``request`` (an ``act`` is answered) to the program, which is told this game's
-        start first if it does not know it (a fresh one); on any failure the program is killed."""
+    def _ask(self, request: dict | bytes | None) -> dict | None:
+        """Send ``request`` (a message, or the line of an ``act``, which is answered) to the
+        program, which is told this game's start first if it does not know it (a fresh one); on
+        any failure the program is killed."""
         try:
             process = self.pool.process()
             if process is not self.told:
@@ -316,9 +319,12 @@ class ProgramPlayer:
                 return None
             if process.buffer:
                 raise process.fault(("crash", "it wrote a message nobody asked for"))
-            process.send(request)
-            if request["type"] != "act":
+            if not isinstance(request, bytes):
+                process.send(request)
                 return None
+            if process.on_line is not None:
+                process.on_line("arena", request)
+            process.write(request)
             # (the referee's clock, when there is one, ends the wait first)
             move_time = self.pool.limits.move_time
             return process.receive(move_time + 0.05, move_time)

@@ -103,11 +103,9 @@ class ProgramHost(Host):
                 self.progress[0] = self.started
                 self.reply(*self.act(player, observation))
                 continue
-            data = observation.to_json()
-            self.outgoing += messages.dumps(messages.act(player.id, data, player.time()))
-            pending.append(
-                _Pending(len(self.codes), self.started, player, observation, data["legal_actions"])
-            )
+            line, legal = player.writer.line(player.id, observation, player.time())
+            self.outgoing += line
+            pending.append(_Pending(len(self.codes), self.started, player, observation, legal))
             self.codes.append(FAULT)
             self.seconds.append(0.0)
             if len(pending) >= MAX_PENDING:
