@@ -317,3 +317,30 @@ def test_a_class_whose_to_json_differs_is_written_by_its_to_json():
     line, _ = RequestWriter(verified).line(1, odd, messages.time_left(1.0))
     assert json.loads(line)["observation"]["pair"] == {"odd": True}
     assert verified == {Odd: None}
+
+
+@pytest.mark.parametrize("sandbox", ["none", "auto"])
+def test_a_program_may_signal_no_process_but_itself(tmp_path, sandbox):
+    """The signal filter of bot processes holds for programs (installed before exec)."""
+    from arena.referee.faults import ProgramFault
+
+    (tmp_path / "s.sh").write_text(
+        textwrap.dedent("""
+        read line
+        echo '{"type":"hello","protocol":1,"name":"s","games":["twenty-down"]}'
+        while read line; do
+          if kill -0 $PPID 2>/dev/null; then r=allowed; else r=refused; fi
+          echo "{\\"type\\":\\"error\\",\\"message\\":\\"$r\\"}"
+        done
+    """)
+    )
+    (tmp_path / "s.toml").write_text('name = "s"\ncommand = ["sh", "s.sh"]\n')
+    game = load_registry(bots_dir=[], entry_points=False).games["twenty-down"].cls()
+    state = game.new_state("signals")
+    limits = ProgramLimits(5.0, 1 << 30, None, SandboxSettings(sandbox))
+    pool = ProgramPool(read_manifest(tmp_path / "s.toml"), limits)
+    try:
+        with pytest.raises(ProgramFault, match="it answered an error: refused"):
+            pool.factory().act(state.observation(state.current_player()))
+    finally:
+        pool.close()
