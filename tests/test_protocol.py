@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_cli import arena_process
 
 from arena.execution.process.bubblewrap import SandboxSettings
@@ -344,3 +346,21 @@ def test_a_program_may_signal_no_process_but_itself(tmp_path, sandbox):
             pool.factory().act(state.observation(state.current_player()))
     finally:
         pool.close()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.recursive(
+        st.none()
+        | st.booleans()
+        | st.integers()
+        | st.text(max_size=5)
+        | st.sampled_from(["QH", "7S", "stay", "H"]),
+        lambda inner: st.lists(inner, max_size=4),
+        max_leaves=12,
+    )
+)
+def test_request_text_is_what_json_dumps_writes(value):
+    from arena.protocol.requests import text
+
+    assert text(value) == json.dumps(value, separators=(",", ":"), ensure_ascii=False)

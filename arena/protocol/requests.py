@@ -43,6 +43,35 @@ def plain(value: Any) -> Any:
     raise TypeError(f"cannot convert {kind.__name__} to JSON")
 
 
+def text(value: Any) -> str:
+    """The compact JSON of a plain value, as ``json.dumps`` writes it, written out for the common
+    cases (lists of card names, numbers): a call of the encoder costs more than the text."""
+    kind = type(value)
+    if kind is list:
+        if not value:
+            return "[]"
+        first = type(value[0])
+        if first is str:
+            joined = '","'.join(value) if all(type(v) is str for v in value) else None
+            if joined is not None and _safe(joined):
+                return '["' + joined + '"]'
+        elif first is int and all(type(v) is int for v in value):
+            return "[" + ",".join(map(str, value)) + "]"
+        return "[" + ",".join([text(v) for v in value]) + "]"
+    if kind is str and _safe(value):
+        return '"' + value + '"'
+    if kind is int:
+        return str(value)
+    if value is None:
+        return "null"
+    return _dumps(value)
+
+
+def _safe(string: str) -> bool:
+    """Whether ``string`` is written in JSON as it is (printable ASCII, no quote nor backslash)."""
+    return string.isascii() and string.isprintable() and '"' not in string and "\\" not in string
+
+
 class RequestWriter:
     """Writes the ``act`` requests of one seat, remembering its last observation's fields."""
 
@@ -72,7 +101,7 @@ class RequestWriter:
             if value is not values[i]:
                 values[i] = value
                 plains[i] = found = plain(value)
-                texts[i] = _dumps(found)
+                texts[i] = text(found)
         body = ",".join([head + text for head, text in zip(self.heads, texts, strict=True)])
         line = f'{{"type":"act","id":{key},"observation":{{{body}}},"time":{_dumps(time)}}}\n'
         legal = plains[fields.index("legal_actions")]
