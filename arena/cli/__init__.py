@@ -15,6 +15,7 @@ import typer
 from arena import __version__
 from arena.cli.bench import bench
 from arena.cli.bots import bots, games, new_bot
+from arena.cli.check_bot import check_bot
 from arena.cli.compare import compare
 from arena.cli.export import export
 from arena.cli.leaderboard import leaderboard
@@ -57,6 +58,7 @@ for name, command in (
     ("export", export),
     ("play", play),
     ("report", report),
+    ("check-bot", check_bot),
 ):
     app.command(name)(command)
 

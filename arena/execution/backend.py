@@ -47,7 +47,7 @@ class Backend:
         return self
 
     def __exit__(self, *exc) -> None:
-        pass
+        self.context.programs.close()  # bot programs this process started (in-process play)
 
     def outcomes(self, schedule: list[ScheduledGame]) -> Outcomes:
         raise NotImplementedError

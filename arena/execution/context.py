@@ -8,8 +8,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from arena.execution.process.bubblewrap import SandboxSettings
+from arena.execution.process.program_bot import ProgramLimits, ProgramPools
 from arena.games.base import Game
 from arena.plugins.loading import Registry
+from arena.plugins.manifests import is_program
 from arena.referee.inline import play_game
 from arena.referee.interrupt import Interrupt
 from arena.referee.outcome import GameOutcome, SeatForfeit
@@ -47,15 +49,27 @@ class PlayContext:
     bot_cpu: int | None = None  # CPU seconds for a bot's own process
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)  # around a bot's process
     interrupt: Interrupt = field(default_factory=Interrupt)
+    # The processes of the program bots (manifests) played in this process, made on first use.
+    programs: ProgramPools | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self):
+        limits = ProgramLimits(self.move_time, self.bot_memory, self.bot_cpu, self.sandbox)
+        object.__setattr__(self, "programs", ProgramPools(limits))
+
+    def factory(self, name: str):
+        """What makes the bot ``name`` for one seat: its class, or its program's player."""
+        spec = self.registry.bots[name]
+        if is_program(spec):
+            return self.programs.factory(spec.name, spec.cls.manifest)
+        return spec.create
 
     def play(
         self, item: ScheduledGame, forfeits: dict[int, SeatForfeit] | None = None, tracker=None
     ) -> GameOutcome:
         """Play one scheduled game in this process, its bots made from the registry."""
-        registry = self.registry
         return play_game(
             self.games[item.game],
-            [registry.bots[name].create for name in item.seats],
+            [self.factory(name) for name in item.seats],
             item.seats,
             item.seed,
             move_time=self.move_time,

@@ -33,6 +33,7 @@ import pluggy
 from arena import hookspecs
 from arena.bot import Bot
 from arena.games.base import Game
+from arena.plugins.manifests import ManifestError, load_manifest, manifest_files
 from arena.referee.interrupt import Interrupt
 
 HOOK_NAMES = ("arena_register_bots", "arena_register_games")
@@ -209,7 +210,10 @@ def load_bot_alone(origin: tuple[str, str], name: str) -> BotSpec:
     kind, where = origin
     registry = Registry()
     loader = Loader(registry)
-    if kind == "file":
+    if kind == "manifest":
+        load_manifest_file(loader, Path(where))
+        plugin = None
+    elif kind == "file":
         plugin = _import_file(Path(where))
     elif kind == "module":
         plugin = importlib.import_module(where)
@@ -220,7 +224,8 @@ def load_bot_alone(origin: tuple[str, str], name: str) -> BotSpec:
         if not matches:
             raise LookupError(f"no entry point {where!r} in the group arena")
         plugin = matches[0].load()
-    loader.add_plugin(plugin, where, origin)
+    if plugin is not None:
+        loader.add_plugin(plugin, where, origin)
     if name not in registry.bots:
         problems = "; ".join(str(e) for e in registry.errors) or "it does not register it"
         raise LookupError(f"{where}: no bot {name!r} ({problems})")
@@ -400,6 +405,8 @@ def _load_registry(
     loader = Loader(registry, interrupt)
     loader.add_plugin(builtin_plugins, BUNDLED, builtin_plugins.ORIGIN)
     (load_files or _load_here)(loader, bot_files(bots_dir))
+    for path in manifest_files(_folders(bots_dir)):
+        load_manifest_file(loader, path)
     if entry_points:
         load_entry_points(loader)
     check_declared_games(loader)
@@ -425,12 +432,7 @@ def bot_files(bots_dir: str | Path | Sequence[str | Path] | None = None) -> list
     """The bot files of the folder(s) ``bots_dir`` (default ``default_bots_dirs()``), in the order
     they are loaded: each folder's ``*.py`` files and packages (sub-folders with an
     ``__init__.py``) by name, leaving out those starting with ``_`` or ``.``."""
-    if bots_dir is None:
-        folders = default_bots_dirs()
-    elif isinstance(bots_dir, str | Path):
-        folders = [Path(bots_dir)]
-    else:
-        folders = [Path(f) for f in bots_dir]
+    folders = _folders(bots_dir)
     return [
         path
         for folder in folders
@@ -438,6 +440,28 @@ def bot_files(bots_dir: str | Path | Sequence[str | Path] | None = None) -> list
         for path in sorted(folder.iterdir())
         if path.name[0] not in "_." and _is_bot(path)
     ]
+
+
+def _folders(bots_dir: str | Path | Sequence[str | Path] | None) -> list[Path]:
+    if bots_dir is None:
+        return default_bots_dirs()
+    if isinstance(bots_dir, str | Path):
+        return [Path(bots_dir)]
+    return [Path(f) for f in bots_dir]
+
+
+def load_manifest_file(loader: Loader, path: Path) -> None:
+    """Register the program bot of a manifest (``plugins.manifests``), or record why it cannot
+    start (an invalid manifest, no such program, a failed build)."""
+    source = str(path)
+    _trace(f"loading {source}")
+    try:
+        name, cls, origin = load_manifest(path)
+    except ManifestError as exc:
+        loader.error(source, f"cannot start: {exc}")
+        return
+    spec = BotSpec(name, cls, tuple(cls.manifest.settings), source, origin)
+    loader.commit(source, [("bot", spec)])
 
 
 def _is_bot(path: Path) -> bool:

@@ -41,6 +41,16 @@ class Fault:
         }
 
 
+class ProgramFault(Exception):
+    """What a bot program did wrong (``execution.process.program_bot``), with its fault kind:
+    ``crash`` (it ended, closed its output, wrote what is not a message of the protocol),
+    ``timeout``, ``cpu`` or ``exception`` (it answered an error)."""
+
+    def __init__(self, kind: str, message: str):
+        super().__init__(message)
+        self.kind = kind
+
+
 def describe(exc: BaseException) -> str:
     """An exception in one line: its type and the start of its message."""
     text = str(exc).strip().splitlines()
@@ -82,6 +92,8 @@ def classify(exc: BaseException, answer: Any, move_time: float) -> tuple[str, st
     try:
         if isinstance(exc, MoveTimeout):
             return "timeout", f"no answer within {move_time:g} s"
+        if isinstance(exc, ProgramFault):
+            return exc.kind, str(exc)
         if isinstance(exc, ValueError) and answer is not NO_ANSWER:
             return "illegal", f"{_safe_repr(answer)} is not a legal action"
         if isinstance(exc, MemoryError):

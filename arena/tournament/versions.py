@@ -27,7 +27,7 @@ from arena.store.versions import BotVersion, stored_name
 @dataclass(frozen=True)
 class Identity:
     fingerprint: str
-    origin: str  # "file", "entry-point" or ""
+    origin: str  # "file", "entry-point", "manifest" or ""
     source: str | None  # the text of a one-file bot
 
 
@@ -62,6 +62,8 @@ def identify(spec: BotSpec) -> Identity:
             source = None
     elif kind == "entry-point":
         facts["entry_point"] = [where, *_distribution(where)]
+    elif kind == "manifest":  # a program: its manifest and every source file it names
+        facts["manifest"] = spec.cls.manifest.digest()
     else:  # a bundled bot, or one registered by code: its class, and the file defining it
         facts["class"] = f"{spec.cls.__module__}.{spec.cls.__qualname__}"
         defined_in = _source_file(spec.cls)

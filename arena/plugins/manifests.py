@@ -1,0 +1,243 @@
+"""Bots in any language: ``bots/<name>.toml`` manifests, found beside the Python bot files.
+
+A manifest names a program that speaks the JSON-lines protocol (``docs/protocol.md``)::
+
+    name = "js-random"
+    games = ["twenty-down", "how-low-can-you-go"]
+    command = ["node", "random.js"]
+    build = ["cc", "-O2", "-o", "{cache}/bot", "bot.c"]   # optional, run once per change
+    [settings]                                              # optional, sent in the hello
+    depth = 2
+
+``{python}`` is the Python running arena (for ``{python} -m arena.protocol bot.py:MyBot``),
+``{dir}`` the manifest's folder and ``{cache}`` the folder the build writes to (under
+``$ARENA_CACHE_DIR``, default ``~/.cache/arena``, named by a digest of the manifest and the files
+it names: a changed source builds again, an unchanged one never). Arguments naming a file of the
+manifest's folder become absolute paths. A manifest that cannot start (no such program, a failed
+build) is a load error with the reason, as a broken bot file is. The program itself runs only in
+``execution.process.program_bot``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena.bot import Bot
+
+CACHE_ENV = "ARENA_CACHE_DIR"
+BUILD_SECONDS = 300.0
+KNOWN_KEYS = {"name", "games", "command", "build", "settings", "sources"}
+
+
+class ManifestError(Exception):
+    """A manifest that cannot be used; the message is one line."""
+
+
+@dataclass(frozen=True)
+class Manifest:
+    path: str  # the manifest file, absolute
+    name: str
+    games: tuple[str, ...] | None
+    command: tuple[str, ...]  # as written, placeholders included
+    build: tuple[str, ...] | None
+    settings: tuple[tuple[str, Any], ...]
+    sources: tuple[str, ...]  # files of its folder whose change means a new version
+
+    @property
+    def folder(self) -> Path:
+        return Path(self.path).parent
+
+    def digest(self) -> str:
+        """Of the manifest and every file it names: the build's cache key, the bot's version."""
+        digest = hashlib.sha256(Path(self.path).read_bytes())
+        for name in self.sources:
+            digest.update(name.encode() + b"\0")
+            digest.update(hashlib.sha256((self.folder / name).read_bytes()).digest())
+        return digest.hexdigest()[:16]
+
+    def cache(self) -> Path:
+        root = Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "arena")
+        return root / "programs" / f"{self.name}-{self.digest()}"
+
+    def argv(self) -> list[str]:
+        """The command to run, resolved: ready for ``exec``."""
+        return _resolve(self, self.command, which=True)
+
+    def visible(self) -> list[str]:
+        """What a sandbox around the program must show: its folder, its build, its program."""
+        files = [str(self.folder)]
+        if self.build is not None:
+            files.append(str(self.cache()))
+        first = self.argv()[0]
+        if os.path.exists(first):
+            files.append(first)
+        return files
+
+
+class ProgramBot(Bot):
+    """What the registry knows of a manifest's bot: a name, games and its manifest. It plays only
+    through ``execution.process.program_bot``, which starts its program."""
+
+    manifest: Manifest | None = None
+
+    def act(self, observation):
+        raise RuntimeError(f"bot {self.name!r} is a program: it plays through its manifest")
+
+
+def manifest_files(folders: list[Path]) -> list[Path]:
+    return [
+        path
+        for folder in folders
+        if folder.is_dir()
+        for path in sorted(folder.glob("*.toml"))
+        if path.name[0] not in "_."
+    ]
+
+
+def read_manifest(path: Path) -> Manifest:
+    """The manifest in ``path``; ManifestError (one line) if it is not a valid one."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ManifestError(f"not a readable TOML file: {exc}") from None
+    unknown = sorted(set(data) - KNOWN_KEYS)
+    if unknown:
+        raise ManifestError(f"unknown key(s) {', '.join(unknown)} (known: {sorted(KNOWN_KEYS)})")
+    name = data.get("name")
+    if not isinstance(name, str) or not name.strip() or "@" in name:
+        raise ManifestError("name must be a non-empty string without '@'")
+    games = data.get("games")
+    if games is not None and not (
+        isinstance(games, list) and games and all(isinstance(g, str) for g in games)
+    ):
+        raise ManifestError("games must be a list of game names")
+    command = _argv(data.get("command"), "command")
+    build = _argv(data["build"], "build") if "build" in data else None
+    settings = data.get("settings", {})
+    if not isinstance(settings, dict):
+        raise ManifestError("settings must be a table")
+    manifest = Manifest(
+        str(path.resolve()),
+        name,
+        None if games is None else tuple(games),
+        command,
+        build,
+        tuple(sorted(settings.items())),
+        (),
+    )
+    sources = data.get("sources")
+    if sources is None:
+        sources = _named_files(manifest)
+    elif not (isinstance(sources, list) and all(isinstance(s, str) for s in sources)):
+        raise ManifestError("sources must be a list of file names")
+    missing = [s for s in sources if not (manifest.folder / s).is_file()]
+    if missing:
+        raise ManifestError(f"no such source file(s): {', '.join(missing)}")
+    return Manifest(**{**manifest.__dict__, "sources": tuple(sources)})
+
+
+def _argv(value: Any, key: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = value.split()
+    if not (isinstance(value, list) and value and all(isinstance(v, str) for v in value)):
+        raise ManifestError(f"{key} must be a list of strings (the program and its arguments)")
+    return tuple(value)
+
+
+def _named_files(manifest: Manifest) -> list[str]:
+    """The files of the manifest's folder its command and build name."""
+    found = []
+    for arg in (*manifest.command, *(manifest.build or ())):
+        if "{" not in arg and (manifest.folder / arg).is_file() and arg not in found:
+            found.append(arg)
+    return found
+
+
+def _resolve(manifest: Manifest, argv: tuple[str, ...], which: bool) -> list[str]:
+    folder = manifest.folder
+    values = {
+        "python": sys.executable,
+        "dir": str(folder),
+        "cache": str(manifest.cache()) if "{cache}" in "".join(argv) else "",
+    }
+    resolved = []
+    for i, arg in enumerate(argv):
+        try:
+            arg = arg.format(**values)
+        except (KeyError, IndexError, ValueError):
+            raise ManifestError(
+                f"unknown placeholder in {arg!r} (known: {{python}}, {{dir}}, {{cache}})"
+            ) from None
+        if (folder / arg).exists() and not os.path.isabs(arg) and (i or "/" in arg):
+            arg = str(folder / arg)
+        elif i == 0 and which and "/" not in arg:
+            found = shutil.which(arg)
+            if found is None:
+                raise ManifestError(f"program {arg!r} not found on PATH")
+            arg = found
+        resolved.append(arg)
+    return resolved
+
+
+def prepare(manifest: Manifest) -> None:
+    """Build the program if the manifest has a build step and its build is not cached; check
+    that the program exists. ManifestError (one line) if it cannot start."""
+    if manifest.build is not None:
+        _build(manifest)
+    program = manifest.argv()[0]
+    if not os.path.isfile(program):
+        raise ManifestError(f"program {program!r} does not exist")
+    if not os.access(program, os.X_OK):
+        raise ManifestError(f"program {program!r} is not executable")
+
+
+def _build(manifest: Manifest) -> None:
+    cache = manifest.cache()
+    if (cache / ".built").is_file():
+        return
+    cache.mkdir(parents=True, exist_ok=True)
+    argv = _resolve(manifest, manifest.build or (), which=True)
+    try:
+        done = subprocess.run(
+            argv,
+            cwd=manifest.folder,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=BUILD_SECONDS,
+        )
+    except subprocess.TimeoutExpired:
+        raise ManifestError(f"build did not finish within {BUILD_SECONDS:g} s") from None
+    except OSError as exc:
+        raise ManifestError(f"build cannot run: {exc}") from None
+    if done.returncode != 0:
+        lines = (done.stderr or done.stdout).decode(errors="replace").strip().splitlines()
+        why = lines[0] if lines else "no output"
+        raise ManifestError(f"build failed (exit {done.returncode}): {why[:200]}")
+    (cache / ".built").write_text(" ".join(argv) + "\n")
+
+
+def bot_class(manifest: Manifest) -> type[ProgramBot]:
+    attributes = {"name": manifest.name, "manifest": manifest, "__module__": __name__}
+    if manifest.games is not None:
+        attributes["games"] = frozenset(manifest.games)
+    return type(f"Program_{manifest.name.replace('-', '_')}", (ProgramBot,), attributes)
+
+
+def load_manifest(path: Path) -> tuple[str, Any, tuple[str, str]]:
+    """(name, the bot's class, its origin) for the loader; ManifestError if it cannot start."""
+    manifest = read_manifest(path)
+    prepare(manifest)
+    return manifest.name, bot_class(manifest), ("manifest", manifest.path)
+
+
+def is_program(spec: Any) -> bool:
+    """Whether a registered bot (``BotSpec``) is a manifest's program."""
+    return isinstance(spec.cls, type) and issubclass(spec.cls, ProgramBot)

@@ -1,0 +1,3 @@
+from arena.protocol.client import main
+
+main()

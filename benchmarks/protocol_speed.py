@@ -1,0 +1,88 @@
+"""Decisions per second of a bot program (JSON lines) against the Python bot it copies, under
+``--isolation process``: the Node.js random bot of ``examples/protocol`` against ``random``.
+
+Also measured: the same Python ``random`` bot run as a program through ``arena.protocol``
+(``random-py``), to judge one protocol for every out-of-process bot, Python ones too.
+
+Every seat of every game is the measured bot (so every decision is one of its), the games are
+played by ``arena``'s process backend with ``--jobs`` workers, and the figures are printed:
+
+    python benchmarks/protocol_speed.py [--games 400] [--jobs 2] [--game twenty-down]
+
+The goal (issue 17): the Node.js bot sustains at least half the decisions per second of the
+Python one. Also printed: the shared mode (``--isolation shared``), where the program is still a
+process of its own but the Python bot is called directly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+from arena.execution.backend import make_backend
+from arena.execution.context import PlayContext, ScheduledGame
+from arena.plugins.loading import load_registry
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "protocol"
+RANDOM_BOT = (
+    Path(__file__).resolve().parents[1] / "arena" / "plugins" / "baseline" / "random_bot.py"
+)
+
+
+def decisions_per_second(
+    registry, game_name: str, bot: str, games: int, isolation: str, jobs: int
+) -> tuple[float, int]:
+    game = registry.games[game_name].cls()
+    context = PlayContext(registry, {game_name: game})
+    schedule = [
+        ScheduledGame(i, game_name, f"bench/{i}", (bot,) * game.players, i) for i in range(games)
+    ]
+    decisions = 0
+    began = time.perf_counter()
+    with make_backend(context, isolation, jobs) as backend:
+        for _, outcome in backend.outcomes(schedule):
+            decisions += outcome.decisions
+            if any(outcome.faults):
+                raise SystemExit(f"{bot} faulted: {outcome.fault_log[0]}")
+    return decisions / (time.perf_counter() - began), decisions
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=400)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--game", default="twenty-down")
+    parser.add_argument("--bot", default="random-js", help="the program bot measured")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        random_py = Path(folder) / "random-py.toml"
+        random_py.write_text(
+            'name = "random-py"\ncommand = ["{python}", "-m", "arena.protocol", '
+            f'"{RANDOM_BOT}:RandomBot"]\n'
+        )
+        registry = load_registry([EXAMPLES, Path(folder)], entry_points=False)
+        measure(registry, args)
+
+
+def measure(registry, args) -> None:
+    for isolation in ("process", "shared"):
+        rates = {}
+        for bot in ("random", args.bot, "random-py"):
+            rate, decisions = decisions_per_second(
+                registry, args.game, bot, args.games, isolation, args.jobs
+            )
+            rates[bot] = rate
+            print(
+                f"{args.game} --isolation {isolation:<7} {bot:<10} {decisions:>8,} decisions"
+                f" {rate:>10,.0f} decisions/s"
+            )
+        ratio = rates[args.bot] / rates["random"]
+        goal = " (goal: >= 0.5)" if isolation == "process" else ""
+        print(f"  {args.bot} / random = {ratio:.2f}{goal}")
+        print(f"  random-py / random = {rates['random-py'] / rates['random']:.2f}")
+
+
+if __name__ == "__main__":
+    main()

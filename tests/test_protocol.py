@@ -1,0 +1,366 @@
+"""The JSON-lines protocol of bots in any language (docs/protocol.md): the document's examples are
+what arena sends, manifests load (or say why they cannot start), the Python client plays, and
+``arena check-bot`` finds what breaks the protocol."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_cli import arena_process
+
+from arena.execution.process.bubblewrap import SandboxSettings
+from arena.execution.process.program_bot import ProgramLimits, ProgramPool
+from arena.plugins.loading import load_registry
+from arena.plugins.manifests import ManifestError, read_manifest
+from arena.protocol import examples, messages
+from arena.protocol.client import observation_from_json
+from arena.referee.inline import play_game
+
+pytestmark = pytest.mark.usefixtures("isolated")
+DOC = REPO / "docs" / "protocol.md"
+NO_SANDBOX = SandboxSettings("none")
+
+
+def doc_blocks() -> dict[str, dict]:
+    blocks: dict[str, dict] = {}
+    for name, text in examples.MARKER.findall(DOC.read_text()):
+        message = json.loads(text)
+        assert blocks.setdefault(name, message) == message, name  # shown twice: the same
+    return blocks
+
+
+def test_the_documents_examples_are_the_messages_generated_from_real_games():
+    shown = doc_blocks()
+    generated = examples.examples()
+    assert shown == generated  # python -m arena.protocol.examples --write docs/protocol.md
+
+
+def test_every_documented_message_is_valid_and_every_decision_kind_is_shown():
+    shown = doc_blocks()
+    for name, message in shown.items():
+        if name.startswith("bot-") or message["type"] in ("action", "error"):
+            assert messages.parse_line(messages.dumps(message)) == message  # a program's line
+            if message["type"] == "hello":
+                assert messages.check_hello(message) == []
+        else:
+            assert messages.check_arena_message(message) == [], name
+    # every action answers its request: it is one of the request's legal actions
+    for name, message in shown.items():
+        if "-action-" in name:
+            request = shown[name.replace("-action-", "-act-")]
+            assert messages.action_index(message, request["observation"]["legal_actions"]) >= 0
+    acts = [m["observation"] for m in shown.values() if m["type"] == "act"]
+    phases = {o["phase"] for o in acts if o["game"] == "twenty-down"}
+    assert phases == {"trump", "exchange", "play", "stay-or-drop"}
+    assert any("redraw" in o["legal_actions"] for o in acts), "the whalen redraw is shown"
+    for game in ("twenty-down", "how-low-can-you-go"):
+        assert {m["type"] for m in shown.values() if m.get("game") == game} == {"start"}
+        assert any(o["game"] == game for o in acts)
+    assert sum(m["type"] == "end" for m in shown.values()) == 4
+
+
+def python_program(folder: Path, name: str = "py-random") -> Path:
+    """A manifest running the bundled random bot through arena.protocol."""
+    (folder / f"{name}.toml").write_text(
+        textwrap.dedent(f"""
+        name = "{name}"
+        command = ["{{python}}", "-m", "arena.protocol", "{REPO}/arena/plugins/baseline/random_bot.py:RandomBot"]
+        """)  # noqa: E501
+    )
+    return folder / f"{name}.toml"
+
+
+def test_what_arena_sends_in_a_real_game_has_the_documented_shape(tmp_path):
+    manifest = read_manifest(python_program(tmp_path))
+    lines: list[tuple[str, dict]] = []
+    pool = ProgramPool(
+        manifest, ProgramLimits(5.0, 0, None, NO_SANDBOX),
+        on_line=lambda who, line: lines.append((who, json.loads(line))),
+    )  # fmt: skip
+    registry = load_registry(bots_dir=[], entry_points=False)
+    shown = doc_blocks()
+    try:
+        for game_name, prefix in (("twenty-down", "td"), ("how-low-can-you-go", "hl")):
+            game = registry.games[game_name].cls()
+            factories = [pool.factory] + [registry.bots["random"].create] * (game.players - 1)
+            names = ("program",) + ("random",) * (game.players - 1)
+            outcome = play_game(game, factories, names, f"shape/{game_name}", move_time=5.0)
+            assert list(outcome.fault_log) == []
+            sent = [m for who, m in lines if who == "arena"]
+            assert {m["type"] for m in sent} >= {"start", "act", "end"}
+            for message in sent:
+                assert messages.check_arena_message(message) == []
+                kind = message["type"]
+                example = shown[{"hello": "arena-hello", "act": f"{prefix}-act-exchange"}.get(
+                    kind, f"{prefix}-{kind}")]  # fmt: skip
+                assert set(message) == set(example)
+                if kind == "act":
+                    assert set(message["observation"]) == set(example["observation"])
+            lines.clear()
+    finally:
+        pool.close()
+
+
+def test_the_python_client_rebuilds_observations_bots_can_use():
+    shown = doc_blocks()
+    from arena.plugins.baseline.hl_heuristic import HowLowHeuristic
+    from arena.plugins.baseline.td_heuristic import TwentyDownHeuristic
+
+    classes = {"how-low-can-you-go": None}
+    for name, bot_class in (("td-act-play", TwentyDownHeuristic),
+                            ("td-act-exchange", TwentyDownHeuristic),
+                            ("hl-act-exchange", HowLowHeuristic)):  # fmt: skip
+        data = shown[name]["observation"]
+        observation = observation_from_json(data, {} if "td" in name else _hl_classes(classes))
+        action = bot_class().act(observation)
+        assert action in observation.legal_actions
+
+
+def _hl_classes(_):
+    from arena.protocol.client import _from_json_classes
+
+    return _from_json_classes()
+
+
+# --- manifests ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ('name = "x"\n', "command must be"),
+        ('name = "x@2"\ncommand = ["sh"]\n', "name must be"),
+        ('command = ["sh"]\n', "name must be"),
+        ('name = "x"\ncommand = ["sh"]\nflavour = 1\n', "unknown key(s) flavour"),
+        ('name = "x"\ncommand = ["sh"]\ngames = "twenty-down"\n', "games must be a list"),
+        ("name = [", "not a readable TOML file"),
+    ],
+)
+def test_a_wrong_manifest_is_one_line_naming_the_problem(tmp_path, text, problem):
+    path = tmp_path / "x.toml"
+    path.write_text(text)
+    with pytest.raises(ManifestError, match=problem.replace("(", r"\(").replace(")", r"\)")):
+        read_manifest(path)
+
+
+def test_arena_bots_lists_program_bots_and_why_one_cannot_start(tmp_path):
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    python_program(bots)
+    (bots / "ghost.toml").write_text('name = "ghost"\ncommand = ["no-such-program-xyz"]\n')
+    (bots / "broken.c").write_text("int main( {\n")
+    (bots / "broken.toml").write_text(
+        'name = "broken"\nbuild = ["cc", "-o", "{cache}/b", "broken.c"]\ncommand = ["{cache}/b"]\n'
+    )
+    env = {"ARENA_CACHE_DIR": str(tmp_path / "cache")}
+    proc = arena_process("bots", "--bots-dir", bots, env_extra=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "py-random" in proc.stdout
+    assert (
+        "ghost.toml: cannot start: program 'no-such-program-xyz' not found on PATH" in proc.stdout
+    )
+    if _has("cc"):
+        assert "broken.toml: cannot start: build failed (exit 1)" in proc.stdout
+    assert "Traceback" not in proc.stdout + proc.stderr
+
+
+def test_a_build_goes_to_the_cache_once_and_again_when_a_source_changes(tmp_path):
+    require("cc")
+    folder = tmp_path / "src"
+    folder.mkdir()
+    (folder / "bot.c").write_text("int main(void) { return 0; }\n")
+    (folder / "b.toml").write_text(
+        'name = "b"\nbuild = ["cc", "-o", "{cache}/b", "bot.c"]\ncommand = ["{cache}/b"]\n'
+    )
+    env = {"ARENA_CACHE_DIR": str(tmp_path / "cache")}
+    os.environ.update(env)
+    try:
+        from arena.plugins.manifests import prepare
+
+        manifest = read_manifest(folder / "b.toml")
+        prepare(manifest)
+        first = manifest.cache()
+        assert (first / "b").is_file() and sorted(os.listdir(folder)) == ["b.toml", "bot.c"]
+        stamp = (first / "b").stat().st_mtime_ns
+        prepare(read_manifest(folder / "b.toml"))
+        assert (first / "b").stat().st_mtime_ns == stamp  # cached: not built again
+        (folder / "bot.c").write_text("int main(void) { return 1; }\n")
+        changed = read_manifest(folder / "b.toml")
+        prepare(changed)
+        assert changed.cache() != first and (changed.cache() / "b").is_file()
+    finally:
+        os.environ.pop("ARENA_CACHE_DIR")
+
+
+# --- check-bot -----------------------------------------------------------------------------------
+
+
+def _has(program: str) -> bool:
+    import shutil
+
+    return shutil.which(program) is not None
+
+
+def require(program: str) -> None:
+    """Skip without ``program`` (node, cc) on a user's machine; fail in CI, which installs it."""
+    if not _has(program):
+        if os.environ.get("CI"):
+            pytest.fail(f"CI is set but {program} is missing (.ci/run installs nodejs and gcc)")
+        pytest.skip(f"{program} is not installed")
+
+
+def test_check_bot_passes_the_examples(tmp_path):
+    require("node")
+    require("cc")
+    env = {"ARENA_CACHE_DIR": str(tmp_path / "cache")}
+    for manifest in ("random-js.toml", "heuristic-c.toml"):
+        proc = arena_process("check-bot", "--games", "1", REPO / "examples/protocol" / manifest,
+                             env_extra=env)  # fmt: skip
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert "no problem found" in proc.stdout
+
+
+def test_check_bot_reports_each_breach_in_a_line_and_fails(tmp_path):
+    program = tmp_path / "sloppy.py"
+    program.write_text(
+        textwrap.dedent("""
+        import json, sys
+        for line in sys.stdin:
+            message = json.loads(line)
+            if message["type"] == "hello":
+                print(json.dumps({"type": "hello", "protocol": 1, "name": "sloppy",
+                                  "games": ["twenty-down"]}), flush=True)
+            elif message["type"] == "act":
+                legal = message["observation"]["legal_actions"]
+                answer = legal[-1]
+                if isinstance(answer, list):
+                    answer = answer[::-1]  # a set of cards, not sorted
+                print(json.dumps({"type": "action", "action": answer, "mood": "ok"}), flush=True)
+    """)
+    )
+    proc = arena_process("check-bot", "--games", "1", "--sandbox", "none", "--", sys.executable,
+                         program)  # fmt: skip
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    problems = [line for line in proc.stdout.splitlines() if line.startswith("problem: ")]
+    assert any("must be sorted by card number" in p for p in problems), problems
+    assert any("unknown key(s) mood" in p for p in problems), problems
+    assert proc.stdout.strip().endswith("problem(s) found")
+    assert "Traceback" not in proc.stdout + proc.stderr
+
+
+def test_a_program_is_a_new_version_when_its_manifest_or_a_source_changes(tmp_path):
+    from arena.tournament.versions import identify
+
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    (bots / "p.sh").write_text("echo one\n")
+    (bots / "p.toml").write_text('name = "p"\ncommand = ["sh", "p.sh"]\n')
+
+    def fingerprint() -> str:
+        return identify(load_registry(bots, entry_points=False).bots["p"]).fingerprint
+
+    first = fingerprint()
+    assert fingerprint() == first
+    (bots / "p.sh").write_text("echo two\n")
+    second = fingerprint()
+    assert second != first
+    (bots / "p.toml").write_text('name = "p"\ncommand = ["sh", "p.sh"]\n[settings]\nx = 1\n')
+    assert fingerprint() not in (first, second)
+
+
+@pytest.mark.parametrize("game_name, variant", [("twenty-down", None), ("twenty-down", "brostedt"),
+                                                ("how-low-can-you-go", "whalen")])  # fmt: skip
+def test_the_fast_request_lines_are_exactly_the_observations_to_json(game_name, variant):
+    from arena.protocol.requests import CHECKS, RequestWriter
+
+    game = load_registry(bots_dir=[], entry_points=False).games[game_name].cls(variant=variant)
+    verified: dict = {}
+    writers: dict = {}
+    time = messages.time_left(1.0)
+    count = 0
+    for number in range(4):
+        state = game.new_state(f"lines/{number}")
+        chooser = __import__("random").Random(number)
+        while (player := state.current_player()) >= 0:
+            observation = state.observation(player)
+            line, legal = writers.setdefault(player, RequestWriter(verified)).line(
+                7, observation, time
+            )
+            expected = json.loads(messages.dumps(messages.act(7, observation.to_json(), time)))
+            assert json.loads(line) == expected
+            assert legal == expected["observation"]["legal_actions"]
+            state.apply_legal(chooser.randrange(len(state.legal_actions())))
+            count += 1
+    assert count > CHECKS and list(verified.values()) == [0]  # the fast way, after its checks
+
+
+def test_a_class_whose_to_json_differs_is_written_by_its_to_json():
+    from arena.games.base import Observation
+    from arena.protocol.requests import RequestWriter
+
+    class Odd(Observation):
+        __slots__ = ("pair",)
+        fields = Observation.fields + __slots__
+
+        def to_json(self):
+            return {**super().to_json(), "pair": {"odd": True}}
+
+    odd = Odd()
+    odd.game, odd.seat, odd.legal_actions, odd.pair = "g", 0, ["a"], (1, 2)
+    verified: dict = {}
+    line, _ = RequestWriter(verified).line(1, odd, messages.time_left(1.0))
+    assert json.loads(line)["observation"]["pair"] == {"odd": True}
+    assert verified == {Odd: None}
+
+
+@pytest.mark.parametrize("sandbox", ["none", "auto"])
+def test_a_program_may_signal_no_process_but_itself(tmp_path, sandbox):
+    """The signal filter of bot processes holds for programs (installed before exec)."""
+    from arena.referee.faults import ProgramFault
+
+    (tmp_path / "s.sh").write_text(
+        textwrap.dedent("""
+        read line
+        echo '{"type":"hello","protocol":1,"name":"s","games":["twenty-down"]}'
+        while read line; do
+          if kill -0 $PPID 2>/dev/null; then r=allowed; else r=refused; fi
+          echo "{\\"type\\":\\"error\\",\\"message\\":\\"$r\\"}"
+        done
+    """)
+    )
+    (tmp_path / "s.toml").write_text('name = "s"\ncommand = ["sh", "s.sh"]\n')
+    game = load_registry(bots_dir=[], entry_points=False).games["twenty-down"].cls()
+    state = game.new_state("signals")
+    limits = ProgramLimits(5.0, 1 << 30, None, SandboxSettings(sandbox))
+    pool = ProgramPool(read_manifest(tmp_path / "s.toml"), limits)
+    try:
+        with pytest.raises(ProgramFault, match="it answered an error: refused"):
+            pool.factory().act(state.observation(state.current_player()))
+    finally:
+        pool.close()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.recursive(
+        st.none()
+        | st.booleans()
+        | st.integers()
+        | st.text(max_size=5)
+        | st.sampled_from(["QH", "7S", "stay", "H"]),
+        lambda inner: st.lists(inner, max_size=4),
+        max_leaves=12,
+    )
+)
+def test_request_text_is_what_json_dumps_writes(value):
+    from arena.protocol.requests import text
+
+    assert text(value) == json.dumps(value, separators=(",", ":"), ensure_ascii=False)
