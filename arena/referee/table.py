@@ -147,7 +147,9 @@ class Table:
             if not legal:
                 self.fault("illegal", not_legal(index), elapsed)
             elif elapsed > banks.limit(self.player):
-                self.fault("timeout", "", elapsed)
+                self.fault(
+                    "timeout", past_bank(elapsed, self.move_time, banks.left(self.player)), elapsed
+                )
             else:
                 banks.charge(self.player, elapsed)
                 self.apply(index, elapsed)
