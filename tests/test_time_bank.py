@@ -241,6 +241,7 @@ def test_a_resumed_run_keeps_its_time_bank(cli, tmp_path):
     con.close()
     resumed = cli("run", "--resume", *common)
     assert resumed.exit_code == 0, resumed.output
+    assert "isolation shared, time bank 2.5 s, results in" in resumed.stderr
     ids = _game_ids(db)
     assert len(ids) == 6
     for game_id in ids:

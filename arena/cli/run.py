@@ -322,8 +322,10 @@ def _announce(plan, settled, sandbox) -> None:
     how = settled.isolation
     if plan.isolation_kept_from_run(settled.isolation):
         how += f" (kept from run {settled.previous.id}; --isolation to change it)"
+    bank = "" if tournament.time_bank is None else f", time bank {tournament.time_bank:g} s"
     typer.echo(
-        f"seed {tournament.seed}, {settled.jobs} job(s), isolation {how}, results in {plan.db}",
+        f"seed {tournament.seed}, {settled.jobs} job(s), isolation {how}{bank}, results in "
+        f"{plan.db}",
         err=True,
     )
     if settled.isolation == "process":
