@@ -115,6 +115,50 @@ def test_a_bot_that_drains_its_bank_gets_timeouts_in_both_modes(tmp_path):
         assert record["time_bank"]["used"][1] == 0.35, (mode, record["time_bank"])
 
 
+# Its process reports every call as taking no time (the clock the bot host times it with, replaced
+# when the file is imported), while its first two decisions sleep 0.3 s.
+LIAR = """
+import time
+
+import arena
+import arena.referee.clock
+
+arena.referee.clock._clock = lambda: 1e12
+
+
+class Liar(arena.Bot):
+    name = "liar"
+    calls = 0
+
+    def act(self, observation):
+        self.calls += 1
+        if self.calls <= 2:
+            time.sleep(0.3)
+        return observation.legal_actions[0]
+
+
+@arena.hookimpl
+def arena_register_bots(register):
+    register(Liar)
+"""
+
+
+def test_a_process_understating_its_time_is_charged_by_the_workers_clock(tmp_path):
+    folder = write_bots(tmp_path / "bots", {"random.py": RANDOM_BOT, "liar.py": LIAR})
+    registry = load_registry(bots_dir=folder, entry_points=False)
+    context = PlayContext(
+        registry, {"twenty-down": TwentyDown()}, move_time=MOVE_TIME, records=True, time_bank=1.0
+    )
+    item = ScheduledGame(0, "twenty-down", "liar", ("random", "liar", "random", "random"), 0)
+    with IsolatedBots(context, 1) as backend:
+        ((_, outcome),) = list(backend.outcomes([item]))
+    assert outcome.fault_log == []
+    used = record_of(outcome, TwentyDown)["time_bank"]["used"]
+    # About 0.2 s a decision past the move time, less the batch allowance (0.01 s), though the
+    # process said it took none.
+    assert 0.1 <= used[1] <= 0.8, used
+
+
 class _Watcher(arena.Bot):
     """Sleeps 0.15 s in its first two decisions, noting ``time_left()`` as each begins."""
 
