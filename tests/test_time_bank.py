@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import arena
+import arena.referee.clock
 from arena.execution.backend import InProcess, IsolatedBots
 from arena.execution.context import PlayContext, ScheduledGame
 from arena.games import TwentyDown
@@ -143,7 +144,9 @@ def arena_register_bots(register):
 """
 
 
-def test_a_process_understating_its_time_is_charged_by_the_workers_clock(tmp_path):
+def test_a_process_understating_its_time_is_charged_by_the_workers_clock(tmp_path, monkeypatch):
+    # (loading the file here replaces this process's clock too: put back after the test)
+    monkeypatch.setattr(arena.referee.clock, "_clock", arena.referee.clock._clock)
     folder = write_bots(tmp_path / "bots", {"random.py": RANDOM_BOT, "liar.py": LIAR})
     registry = load_registry(bots_dir=folder, entry_points=False)
     context = PlayContext(
