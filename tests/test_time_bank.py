@@ -249,6 +249,7 @@ def test_an_invalid_time_bank_is_a_one_line_error(cli, tmp_path, value, shown):
     [
         ("time_bank = 0\n", "cup.toml: time_bank must be a number of seconds above 0"),
         ('time_bank = "lots"\n', "time_bank"),
+        ("time_bank = true\n", "cup.toml: time_bank must be a whole number or a number, not True"),
     ],
 )
 def test_an_invalid_time_bank_in_a_tournament_file_is_one_line(cli, tmp_path, text, fragment):

@@ -207,7 +207,7 @@ def _request(options: RunOptions, tournament_file: TournamentFile | None) -> Tou
         params=options.params,
         pairing=picked["pairing"],
         gauntlet=picked["gauntlet"],
-        time_bank=None if picked["time_bank"] is None else float(picked["time_bank"]),
+        time_bank=picked["time_bank"],
     )
 
 
