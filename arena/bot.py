@@ -29,7 +29,7 @@ class Bot:
     ``self.rng`` is the bot's own ``random.Random``, seeded by the referee from the game's seed
     and the seat (``seat_seed``): use it for every random choice and a tournament replays exactly.
     Settings given at registration (``register(MyBot, name="my-bot-fast", depth=2)``) become
-    attributes of the bot object.
+    attributes of the bot object. ``self.time_left()`` tells how long ``act`` may still take.
     """
 
     name: ClassVar[str] = ""
@@ -50,6 +50,14 @@ class Bot:
             rng = self.__dict__["rng"] = random.Random(self.__dict__.get("_arena_seed", 0))
             return rng
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def time_left(self) -> float:
+        """Seconds before the decision in progress is a ``timeout``, by the referee's clock: what
+        is left of the move time and of this seat's time bank (``--time-bank``), as the referee
+        counts it when ``act`` (or ``start``, ``end``) is called; ``math.inf`` outside them."""
+        from arena.referee.watchdog import time_left  # (arena.referee imports this module)
+
+        return time_left()
 
     def act(self, observation: Any) -> Any:
         raise NotImplementedError(f"{type(self).__name__} defines no act(observation)")

@@ -17,6 +17,7 @@ class PlanError(Exception):
 # to start), a move time that never runs out (NaN compares false with everything).
 MAX_GAMES = 1_000_000
 MAX_MOVE_TIME = 3600.0  # seconds
+MAX_TIME_BANK = 86400.0  # seconds of a seat's bank for one game
 MAX_JOBS = 256
 MIN_BOT_MEMORY = 64  # MiB
 MAX_BOT_MEMORY = 1024 * 1024  # MiB: 1 TiB
@@ -27,6 +28,7 @@ ISOLATIONS = ("shared", "process")
 OPTIONS = {
     "games": "--games",
     "move_time": "--move-time",
+    "time_bank": "--time-bank",
     "max_faults": "--max-faults",
     "jobs": "--jobs",
     "isolation": "--isolation",
@@ -51,7 +53,8 @@ def _whole(value) -> bool:
 
 def check_setting(key: str, value, name: str | None = None) -> None:
     """Raise ``PlanError`` unless ``value`` can be used for the run setting ``key`` (``games``,
-    ``move_time``, ``max_faults``, ``jobs``, ``isolation``, ``bot_memory``, ``bot_cpu``).
+    ``move_time``, ``time_bank``, ``max_faults``, ``jobs``, ``isolation``, ``bot_memory``,
+    ``bot_cpu``).
 
     ``name`` is how the message names the setting: its option by default.
     """
@@ -60,11 +63,12 @@ def check_setting(key: str, value, name: str | None = None) -> None:
         if value not in ISOLATIONS:
             raise PlanError(f"{name} must be shared or process, not {_shown(value)}")
         return
-    if key == "move_time":
+    if key in ("move_time", "time_bank"):
         number = isinstance(value, int | float) and not isinstance(value, bool)
-        if not (number and 0 < value <= MAX_MOVE_TIME):  # NaN fails every comparison
+        high = MAX_MOVE_TIME if key == "move_time" else MAX_TIME_BANK
+        if not (number and 0 < value <= high):  # NaN fails every comparison
             raise PlanError(
-                f"{name} must be a number of seconds above 0 and at most {MAX_MOVE_TIME:g}, "
+                f"{name} must be a number of seconds above 0 and at most {high:g}, "
                 f"not {_shown(value)}"
             )
         return

@@ -53,6 +53,9 @@ def match(
     ] = None,
     jobs: Annotated[int | None, typer.Option("--jobs", "-j", help="Game worker processes.")] = None,
     move_time: Annotated[float | None, typer.Option(help="Seconds per decision.")] = None,
+    time_bank: Annotated[
+        float | None, typer.Option(help="Seconds per game past the move time, per bot.")
+    ] = None,
     max_faults: Annotated[int | None, typer.Option(help="Faults before a forfeit.")] = None,
     isolation: Annotated[str | None, typer.Option(help="shared or process.")] = None,
     bot_memory: Annotated[int | None, typer.Option(help="MiB per bot process.")] = None,
@@ -86,7 +89,8 @@ def match(
         test = {"elo0": elo0, "elo1": elo1, "alpha": alpha, "beta": beta, "model": model}
     options = RunOptions(
         games_per_game=games, game_names=[game] if game else None, bots=[a, b], players=players,
-        seed=seed, jobs=jobs, move_time=move_time, max_faults=max_faults, isolation=isolation,
+        seed=seed, jobs=jobs, move_time=move_time, time_bank=time_bank, max_faults=max_faults,
+        isolation=isolation,
         bot_memory=bot_memory, bot_cpu=bot_cpu, db=db, bots_dirs=bots_dirs, duplicate=True,
         again=again, match={"sprt": test},
     )  # fmt: skip

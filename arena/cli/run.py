@@ -64,6 +64,13 @@ Jobs = Annotated[
 MoveTime = Annotated[
     float | None, typer.Option(help="Seconds a bot may take per decision. [default: 1.0]")
 ]
+TimeBank = Annotated[
+    float | None,
+    typer.Option(
+        help="Seconds each bot has for a whole game past --move-time: a decision may run over "
+        "its move time by drawing on this bank; an empty bank is a timeout. [default: none]"
+    ),
+]
 MaxFaults = Annotated[
     int | None, typer.Option(help="Faults in one game before a bot forfeits it. [default: 3]")
 ]
@@ -176,6 +183,7 @@ def run(
     seed: Seed = None,
     jobs: Jobs = None,
     move_time: MoveTime = None,
+    time_bank: TimeBank = None,
     max_faults: MaxFaults = None,
     isolation: Isolation = None,
     bot_memory: BotMemory = None,
@@ -352,7 +360,10 @@ def _announce(plan, settled, sandbox) -> None:
     jobs = f"{settled.jobs} job(s)"
     if plan.backend == "ray":
         jobs = "backend ray"  # (where, and how many workers: the backend's line, next)
-    typer.echo(f"seed {tournament.seed}, {jobs}, isolation {how}, results in {plan.db}", err=True)
+    bank = "" if tournament.time_bank is None else f", time bank {tournament.time_bank:g} s"
+    typer.echo(
+        f"seed {tournament.seed}, {jobs}, isolation {how}{bank}, results in {plan.db}", err=True
+    )
     if settled.isolation == "process":
         announce_sandbox(sandbox, tournament.bot_memory)
 

@@ -98,7 +98,8 @@ class SharedWorkers(Backend):
         self.descendants.__exit__(*exc)
 
     def new_pool(self) -> WorkerPool:
-        return WorkerPool(self.jobs, self.context.play, self.context.move_time)
+        context = self.context
+        return WorkerPool(self.jobs, context.play, context.move_time, time_bank=context.time_bank)
 
     def chunks(self, n: int) -> list[int]:
         return chunk_sizes(n, self.jobs, largest=128)
@@ -134,7 +135,9 @@ class IsolatedBots(SharedWorkers):
         def play_tasks(feed: TaskFeed, slot) -> None:
             IsolatedPlayer(context, excluded).play(feed)
 
-        return WorkerPool(self.jobs, None, context.move_time, play_tasks=play_tasks)
+        return WorkerPool(
+            self.jobs, None, context.move_time, play_tasks=play_tasks, time_bank=context.time_bank
+        )
 
     def outcomes_by_round(self, rounds: Iterable[list[ScheduledGame]]) -> Outcomes:
         for item, outcome in super().outcomes_by_round(rounds):

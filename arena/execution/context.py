@@ -43,6 +43,7 @@ class PlayContext:
     registry: Registry
     games: Mapping[str, Game]
     move_time: float = 1.0
+    time_bank: float | None = None  # seconds of each seat's bank for a game (--time-bank)
     max_faults: int = 3
     records: bool = False
     bot_memory: int = 0  # bytes of address space for a bot's own process; 0: no limit
@@ -78,4 +79,5 @@ class PlayContext:
             forfeits=forfeits,
             tracker=tracker,
             interrupt=self.interrupt,
+            time_bank=self.time_bank,
         )

@@ -199,12 +199,14 @@ class WorkerPool:
         play: PlayFunction | None,
         move_time: float,
         play_tasks: TaskPlayer | None = None,
+        time_bank: float | None = None,
     ):
         self.ctx = multiprocessing.get_context("fork")
         self.jobs = max(1, jobs)
         self.play = play
         self.play_tasks = play_tasks or play_each(play)
         self.move_time = move_time
+        self.time_bank = time_bank or 0.0  # a decision may last that much longer (a seat's bank)
         # A worker whose heartbeat is older than this is stuck in a bot that no signal reaches.
         self.stuck_after = grace_for(move_time) + 1.0
         self.workers: list[_Worker] = []
@@ -312,7 +314,7 @@ class WorkerPool:
     def _diagnosis(self, item: ScheduledGame, forfeits: dict) -> tuple[GameOutcome | None, tuple]:
         """One replay of the game in a process of its own -> (its outcome, None), or (None,
         (fault kind, message, when the call began or 0, seat, decision)) of the call it died in."""
-        limit = self.move_time + grace_for(self.move_time)
+        limit = self.move_time + self.time_bank + grace_for(self.move_time)
         track = self.ctx.RawArray("d", [0.0, -1.0, 0.0, time.monotonic()])
         conn, child = self.ctx.Pipe()
         process = self.ctx.Process(

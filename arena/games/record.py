@@ -96,6 +96,7 @@ def pack(
     faults: list[dict],
     indices: list[int],
     times: list[float],
+    time_bank: dict | None = None,
 ) -> bytes:
     """The compact record of a finished game (called once per game, in the workers).
 
@@ -104,7 +105,8 @@ def pack(
     drawn; one index a decision (the chosen action's position in the legal actions: 1 byte, or 2
     or 4 little-endian if some decision had more than 256 or 65536); the decision times (see
     ``_LOW_MASK``). The header keeps the numbers of the chance log (``randrange`` events) in order;
-    the events' names come back from the engine when ``expand`` replays the game.
+    the events' names come back from the engine when ``expand`` replays the game. ``time_bank``
+    (``--time-bank``: the bank and each seat's use of it) is in the header only when given.
     """
     n = len(indices)
     try:
@@ -137,7 +139,9 @@ def pack(
             _bots(tuple(bots)),
             ',"faults":',
             json.dumps(faults, separators=(",", ":")) if faults else "[]",
-            f',"decisions":{n},"index_type":"{typecode}"}}',
+            f',"decisions":{n},"index_type":"{typecode}"',
+            "" if time_bank is None else f',"time_bank":{json.dumps(time_bank)}',
+            "}",
         )
     ).encode()
     compressor = zlib.compressobj(1, zdict=ZDICT)  # level 1: a third of the time of 6, 5 % larger
@@ -293,4 +297,6 @@ def expand(blob: bytes, games: dict[str, type[Game]]) -> dict:
     record["bots"] = header["bots"]
     record["faults"] = header["faults"]
     record["decision_ms"] = [round(t * 1000, 3) for t in times]
+    if "time_bank" in header:
+        record["time_bank"] = header["time_bank"]
     return record

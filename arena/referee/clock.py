@@ -6,6 +6,10 @@ decision and finds the answer among the legal actions while the deadline is stil
 ``value`` the result on success, else ``kind`` is the fault's kind and ``value`` its message. An
 answer that came but too late is a ``timeout`` too. The watchdog (``referee.watchdog``) turns a
 passed deadline into ``MoveTimeout`` inside the bot's code.
+
+``TimeBanks`` are the seats' time banks of one game (``--time-bank``): each decision's limit is
+the move time plus what is left of its seat's bank, and what a decision takes past the move time is
+drawn from it, by the referee's clock.
 """
 
 from __future__ import annotations
@@ -18,6 +22,49 @@ from arena.referee.interrupt import Interrupt
 from arena.referee.watchdog import INF, Watchdog
 
 _clock = time.perf_counter
+
+
+class TimeBanks:
+    """Each seat's time bank for one game: seconds its decisions may, in all, run past the move
+    time. A decision's limit is ``limit(seat)``; what it took is ``charge``d afterwards (the
+    referee's measure of it, never the bot's), so that a decision past its limit, a ``timeout``,
+    empties the bank. ``left(seat)`` is what a seat has before its next decision (what a request
+    to a program bot carries, ``"time": {"move": ..., "bank": ...}``)."""
+
+    __slots__ = ("move_time", "seconds", "remaining", "used")
+
+    def __init__(self, players: int, move_time: float, seconds: float):
+        self.move_time = move_time
+        self.seconds = seconds
+        self.remaining = [float(seconds)] * players
+        self.used = [0.0] * players
+
+    def left(self, seat: int) -> float:
+        """Seconds left in the seat's bank."""
+        return self.remaining[seat]
+
+    def limit(self, seat: int, move_time: float | None = None) -> float:
+        """The time limit of the seat's next decision: the move time (``move_time``, if the seat
+        has its own) plus its bank."""
+        return (self.move_time if move_time is None else move_time) + self.remaining[seat]
+
+    def charge(self, seat: int, elapsed: float) -> None:
+        """Draw what a decision of ``elapsed`` seconds took past the move time (all of the bank,
+        at most)."""
+        over = elapsed - self.move_time
+        if over > 0.0:
+            drawn = min(over, self.remaining[seat])
+            self.remaining[seat] -= drawn
+            self.used[seat] += drawn
+
+    def to_json(self) -> dict:
+        """What the game record keeps: the bank and each seat's use of it, in seconds."""
+        return {"seconds": self.seconds, "used": [round(u, 4) for u in self.used]}
+
+
+def time_banks(players: int, move_time: float, seconds: float | None) -> TimeBanks | None:
+    """The seats' banks of a game played with ``--time-bank seconds`` (None: no bank)."""
+    return None if seconds is None else TimeBanks(players, move_time, seconds)
 
 
 def timed_call(

@@ -147,6 +147,16 @@ def late(seconds: float, move_time: float) -> str:
     return f"answered after {seconds:.3f} s (limit {move_time:g} s)"
 
 
+def past_bank(seconds: float, move_time: float, bank: float) -> str:
+    """The message of a decision that took longer than its move time and its seat's time bank."""
+    if bank <= 0.0:
+        return f"took {seconds:.3f} s, past its move time ({move_time:g} s); its time bank is empty"
+    return (
+        f"took {seconds:.3f} s, past its move time ({move_time:g} s) and the {bank:.3f} s left "
+        "in its time bank"
+    )
+
+
 def unresponsive(move_time: float) -> str:
     """The message of a bot whose process had to be killed to stop its decision."""
     return f"no answer within {move_time:g} s and could not be interrupted; its process was killed"

@@ -31,12 +31,14 @@ def play_game(
     tracker: Any = None,
     seat_move_time: dict[int, float] | None = None,
     interrupt: Interrupt | None = None,
+    time_bank: float | None = None,
 ) -> GameOutcome:
     """Play one game. ``bots`` holds one zero-argument factory per seat (often ``BotSpec.create``).
 
     ``seat_move_time`` overrides ``move_time`` for some seats (``arena play``: a person has no
     time limit, ``{seat: math.inf}``). ``interrupt``: the run's Ctrl-C flag; a KeyboardInterrupt
     in bot code is then passed on as ``UserInterrupt`` instead of being the bot's fault.
+    ``time_bank``: each seat's bank of seconds for the game, on top of its move time.
 
     ``tracker``, when given, is told ``enter(seat, decision)`` before and ``leave()`` after every
     call into bot code, so that a process watching this one knows who was playing if it dies.
@@ -45,7 +47,7 @@ def play_game(
     if len(bots) != n:
         raise ValueError(f"{game.name} needs {n} bots, got {len(bots)}")
     watchdog = get_watchdog(move_time)
-    table = Table(game, names, seed, move_time, max_faults, keep_record, forfeits)
+    table = Table(game, names, seed, move_time, max_faults, keep_record, forfeits, time_bank)
     limits = [move_time] * n
     for seat, limit in (seat_move_time or {}).items():
         limits[seat] = limit
@@ -65,7 +67,10 @@ def play_game(
             table.fault_at_start(seat, seating.kind, seating.message, forfeit=seating.bot is None)
         players[seat] = seating.bot
         acts[seat] = seating.act
-    _play(table, acts, limits, watchdog, tracker, interrupt)
+    if table.banks is None:
+        _play(table, acts, limits, watchdog, tracker, interrupt)
+    else:
+        _play_banked(table, acts, limits, watchdog, tracker, interrupt)
     result = table.result()
     for seat, bot in enumerate(players):
         # Looked up on the class: arena.Bot.__getattr__ makes a miss on the object costly.
@@ -98,6 +103,30 @@ def _play(table: Table, acts, limits, watchdog: Watchdog, tracker, interrupt) ->
             watchdog.restore()
         if kind is None:
             apply(index, elapsed)
+        else:
+            watchdog.restore()
+            table.fault(kind, index, elapsed)
+
+
+def _play_banked(table: Table, acts, limits, watchdog: Watchdog, tracker, interrupt) -> None:
+    """``_play`` with time banks: each decision's limit is its move time plus its seat's bank,
+    and what it took past the move time is drawn from the bank. (Apart, to leave ``_play`` as
+    lean as it is.)"""
+    banks = table.banks
+    for player in table.turns:
+        observation = table.observation()
+        if tracker is not None:
+            tracker.enter(player, table.decision)
+        limit = banks.limit(player, limits[player])
+        kind, index, elapsed = timed_act(
+            watchdog, limit, acts[player], observation, table.legal, interrupt
+        )
+        if tracker is not None:
+            tracker.leave()
+            watchdog.restore()
+        if kind is None:
+            banks.charge(player, elapsed)
+            table.apply(index, elapsed)
         else:
             watchdog.restore()
             table.fault(kind, index, elapsed)

@@ -9,7 +9,8 @@ from arena.referee.faults import Fault
 
 @dataclass(frozen=True, slots=True)
 class GameInfo:
-    """What ``Bot.start(info)`` receives."""
+    """What ``Bot.start(info)`` receives. ``time_bank``: each seat's bank of seconds for the
+    game, on top of the move time (``--time-bank``), or None."""
 
     game: str
     seat: int
@@ -17,9 +18,10 @@ class GameInfo:
     variant: str | None
     params: dict
     move_time: float
+    time_bank: float | None = None
 
     def to_json(self) -> dict:
-        return {
+        info = {
             "game": self.game,
             "seat": self.seat,
             "players": self.players,
@@ -27,6 +29,9 @@ class GameInfo:
             "params": dict(self.params),
             "move_time": self.move_time,
         }
+        if self.time_bank is not None:  # (only then: the same JSON as before without a bank)
+            info["time_bank"] = self.time_bank
+        return info
 
 
 @dataclass(frozen=True, slots=True)

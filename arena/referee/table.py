@@ -22,7 +22,8 @@ from collections.abc import Iterator
 
 from arena.games.base import Game, GameResult
 from arena.games.record import pack
-from arena.referee.faults import Fallback, FaultBook, late, not_legal
+from arena.referee.clock import time_banks
+from arena.referee.faults import Fallback, FaultBook, late, not_legal, past_bank
 from arena.referee.outcome import GameInfo, GameOutcome, SeatForfeit, ranks_with_forfeits
 
 
@@ -33,13 +34,16 @@ class Table:
     must decide (or ``None`` at the end); ``apply(index, elapsed)`` (an answer the caller checked),
     ``resolve(index, elapsed)`` (an answer to check) or ``fault(kind, message)`` settles it.
     ``forfeits`` impose forfeits found when the game was played before (a bot's process died at a
-    decision).
+    decision). ``time_bank``: each seat's bank of seconds for the game (``banks``; None: none),
+    drawn on by ``resolve`` and ``fault`` (a caller that checked an answer itself and calls
+    ``apply`` charges the bank first: ``banks.charge``).
     """
 
     # Slots: the in-process loop reads and writes some of these at every decision.
     __slots__ = (
         "began", "names", "seed", "move_time", "state", "book", "forfeited", "fallback", "times",
         "indices", "forfeits", "decision", "legal", "player", "due", "next_due", "turns",
+        "banks",
     )  # fmt: skip
 
     def __init__(
@@ -51,6 +55,7 @@ class Table:
         max_faults: int = 3,
         keep_record: bool = False,
         forfeits: dict[int, SeatForfeit] | None = None,
+        time_bank: float | None = None,
     ):
         self.began = time.perf_counter()
         self.names = tuple(names)
@@ -70,6 +75,7 @@ class Table:
         self.due = {f.decision: seat for seat, f in self.forfeits.items() if f.decision > 0}
         self.next_due = min(self.due, default=-2)
         self.turns = self._turns()
+        self.banks = time_banks(game.players, move_time, time_bank)
 
     # --- the start ---------------------------------------------------------------------------
     def forfeits_at_start(self, seat: int) -> bool:
@@ -82,9 +88,11 @@ class Table:
 
     def info(self, seat: int) -> GameInfo:
         game = self.state.game
+        banks = self.banks
         return GameInfo(
-            game.name, seat, game.players, game.variant, dict(game.params), self.move_time
-        )
+            game.name, seat, game.players, game.variant, dict(game.params), self.move_time,
+            None if banks is None else banks.seconds,
+        )  # fmt: skip
 
     def fault_at_start(self, seat: int, kind: str, message: str, forfeit: bool) -> None:
         """A fault in making the bot (``forfeit``: it does not exist) or in its ``start()``."""
@@ -133,15 +141,39 @@ class Table:
 
     def resolve(self, index: int, elapsed: float) -> None:
         """The bot chose ``legal[index]`` in ``elapsed`` seconds (checked here once more)."""
-        if not (isinstance(index, int) and 0 <= index < len(self.legal)):
+        banks = self.banks
+        legal = isinstance(index, int) and 0 <= index < len(self.legal)
+        if banks is not None:  # (a fault draws on the bank too: ``fault``)
+            if not legal:
+                self.fault("illegal", not_legal(index), elapsed)
+            elif elapsed > banks.limit(self.player):
+                self.fault(
+                    "timeout", past_bank(elapsed, self.move_time, banks.left(self.player)), elapsed
+                )
+            else:
+                banks.charge(self.player, elapsed)
+                self.apply(index, elapsed)
+        elif not legal:
             self.fault("illegal", not_legal(index))
         elif elapsed > self.move_time:
             self.fault("timeout", late(elapsed, self.move_time))
         else:
             self.apply(index, elapsed)
 
+    def bank_left(self, seat: int) -> float | None:
+        """Seconds left in the seat's time bank (None: the game has no bank): what it may take
+        past the move time in its next decision."""
+        return None if self.banks is None else self.banks.left(seat)
+
     def fault(self, kind: str, message: str, elapsed: float = 0.0) -> None:
-        """The pending decision's bot faulted: record it, play the fallback for it."""
+        """The pending decision's bot faulted: record it, play the fallback for it. The time it
+        took past the move time is drawn from its bank all the same (a ``timeout`` empties it)."""
+        banks = self.banks
+        if banks is not None:
+            seat = self.player
+            if kind == "timeout" and elapsed >= banks.limit(seat):
+                message = past_bank(elapsed, self.move_time, banks.left(seat))
+            banks.charge(seat, elapsed)
         self.book.fault(self.player, self.decision, kind, message)
         self.apply(self.fallback.choose(len(self.legal)), elapsed)
 
@@ -186,7 +218,8 @@ class Table:
         record = None
         if self.times is not None:
             faults = [f.to_json() for f in book.log]
-            record = pack(self.state, self.names, faults, self.indices, self.times)
+            bank = None if self.banks is None else self.banks.to_json()
+            record = pack(self.state, self.names, faults, self.indices, self.times, bank)
         return GameOutcome(
             game=self.state.game.name,
             seed=self.seed,

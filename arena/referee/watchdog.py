@@ -107,6 +107,15 @@ def grace_for(move_time: float) -> float:
     return max(1.0, move_time)
 
 
+def time_left() -> float:
+    """Seconds before the call into bot code running in this process is past its limit (its
+    move time and what is left of its seat's time bank); infinite when none is timed."""
+    watchdog = _watchdog
+    if watchdog is None or watchdog.pid != os.getpid():
+        return INF
+    return max(0.0, watchdog.deadline - _clock())
+
+
 def get_watchdog(move_time: float) -> Watchdog:
     """The process's watchdog, ticking often enough for ``move_time``."""
     global _watchdog

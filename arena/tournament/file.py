@@ -5,6 +5,7 @@ README, "Tournament files").
 games = 500               # games of each game
 seed = "spring-cup"
 move_time = 1.0           # seconds per decision
+time_bank = 10.0          # optional: each seat's seconds past move_time over a game
 max_faults = 3
 jobs = 2                  # optional; default: the number of cores
 db = "../leaderboard/spring.db"   # optional; paths are relative to this file
@@ -45,6 +46,7 @@ TOP_KEYS: dict[str, tuple[type, ...]] = {
     "games": (int,),
     "seed": (int, str),
     "move_time": (int, float),
+    "time_bank": (int, float),
     "max_faults": (int,),
     "jobs": (int,),
     "db": (str,),

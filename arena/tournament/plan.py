@@ -73,6 +73,8 @@ class Tournament:
     # A match of two bots (``arena match``): {"a", "b", "sprt": the test's settings or None};
     # it may stop before its last game (``tournament.match``). None: a plain run.
     match: dict | None = None
+    # Each seat's bank of seconds for a game past the move time (--time-bank); None: none.
+    time_bank: float | None = None
 
     def settings(self) -> dict:
         """How the run is played, stored with it but not part of its identity."""
@@ -90,6 +92,8 @@ class Tournament:
         }
         if not self.duplicate:  # only then: runs stored before the setting existed still resume
             identity["duplicate"] = False
+        if self.time_bank is not None:  # likewise
+            identity["time_bank"] = self.time_bank
         if self.match is not None:
             identity["match"] = self.match
         return identity
@@ -121,17 +125,19 @@ def build_tournament(
     params: dict[str, int] | None = None,
     pairing: str | None = None,
     gauntlet: list[str] | None = None,
+    time_bank: float | None = None,
 ) -> Tournament:
     """``sections`` come from the tournament file ``source``, and so do the settings named in
-    ``from_file`` (``games``, ``move_time``, ``max_faults``, ``bots``, ``pairing``,
+    ``from_file`` (``games``, ``move_time``, ``time_bank``, ``max_faults``, ``bots``, ``pairing``,
     ``gauntlet``); the rest from the command line. ``variant`` and ``params`` (--variant,
     --param) apply to every game of the run, over its section's. Errors name each value where it
     came from. ``pairing`` None: each game's default (``schedule.default_pairing``)."""
     where = _Where(source, from_file)
     sections = sections or []
     check_settings(
-        games_per_game, move_time, max_faults, bots, sections, source, from_file, pairing, gauntlet
-    )
+        games_per_game, move_time, max_faults, bots, sections, source, from_file, pairing, gauntlet,
+        time_bank,
+    )  # fmt: skip
     if gauntlet and bots is not None:  # the bots under test play, whether --bots names them
         bots = list(dict.fromkeys([*bots, *gauntlet]))
     try:
@@ -160,6 +166,7 @@ def build_tournament(
         records=records,
         duplicate=duplicate,
         match=_match(registry, match, bots),
+        time_bank=None if time_bank is None else float(time_bank),
     )
 
 
@@ -181,6 +188,7 @@ def check_settings(
     from_file: Collection[str] = (),
     pairing: str | None = None,
     gauntlet: list[str] | None = None,
+    time_bank: float | None = None,
 ) -> None:
     """The checks of ``build_tournament`` that need no bot file loaded: numbers in range, no empty
     list of bots, a known pairing, sections well formed. Errors name each value where it came
@@ -189,6 +197,8 @@ def check_settings(
     check_setting("games", games_per_game, where.setting("games"))
     check_setting("move_time", move_time, where.setting("move_time"))
     check_setting("max_faults", max_faults, where.setting("max_faults"))
+    if time_bank is not None:
+        check_setting("time_bank", time_bank, where.setting("time_bank"))
     if bots is not None and not bots:
         raise PlanError(f"{where.setting('bots')} names no bot; leave it out to play every bot")
     _check_pairing(pairing, gauntlet, where.setting("pairing"), where.setting("gauntlet"))
@@ -520,6 +530,7 @@ def tournament_from_identity(config: dict) -> Tournament:
         records=config["records"],
         duplicate=config.get("duplicate", True),
         match=config.get("match"),
+        time_bank=config.get("time_bank"),
     )
 
 

@@ -93,6 +93,7 @@ def run_tournament(
         registry,
         games,
         move_time=tournament.move_time,
+        time_bank=tournament.time_bank,
         max_faults=tournament.max_faults,
         records=tournament.records,
         bot_memory=tournament.bot_memory * 1024 * 1024,

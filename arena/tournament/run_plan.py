@@ -29,7 +29,7 @@ from arena.tournament.plan import Tournament, build_tournament, check_settings
 BOT_DEFAULTS = {"isolation": "shared", "bot_memory": 1024, "bot_cpu": None}
 # Settings of the tournament that an error names as the file's key when they came from it.
 BACKENDS = ("local", "ray")
-FILE_NAMED = ("games", "move_time", "max_faults", "bots", "pairing", "gauntlet")
+FILE_NAMED = ("games", "move_time", "time_bank", "max_faults", "bots", "pairing", "gauntlet")
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,7 @@ class RunOptions:
     seed: str | None = None
     jobs: int | None = None
     move_time: float | None = None
+    time_bank: float | None = None
     max_faults: int | None = None
     isolation: str | None = None
     bot_memory: int | None = None
@@ -83,6 +84,7 @@ class TournamentRequest:
     params: dict[str, int] | None = None
     pairing: str | None = None  # None: each game's default
     gauntlet: list[str] | None = None
+    time_bank: float | None = None
 
     def build(self, registry: Registry) -> Tournament:
         return build_tournament(registry, **{f.name: getattr(self, f.name) for f in fields(self)})
@@ -92,6 +94,7 @@ class TournamentRequest:
         check_settings(
             self.games_per_game, self.move_time, self.max_faults, self.bots,
             self.sections or [], self.source, self.from_file, self.pairing, self.gauntlet,
+            self.time_bank,
         )  # fmt: skip
 
 
@@ -195,6 +198,7 @@ def _request(options: RunOptions, tournament_file: TournamentFile | None) -> Tou
     given = {
         "games": options.games_per_game,
         "move_time": options.move_time,
+        "time_bank": options.time_bank,
         "max_faults": options.max_faults,
         "bots": options.bots,
         "seed": options.seed,
@@ -226,6 +230,7 @@ def _request(options: RunOptions, tournament_file: TournamentFile | None) -> Tou
         params=options.params,
         pairing=picked["pairing"],
         gauntlet=picked["gauntlet"],
+        time_bank=picked["time_bank"],
     )
 
 
@@ -265,6 +270,7 @@ def _may_continue(run: RunInfo, request: TournamentRequest) -> bool:
         same = (
             config["games"] == request.games_per_game
             and config["move_time"] == request.move_time
+            and config.get("time_bank") == request.time_bank
             and config["max_faults"] == request.max_faults
             and config["records"] == request.records
             and config.get("duplicate", True) == request.duplicate

@@ -7,6 +7,7 @@ commands:
 - ``("new", id, seed, info)``: create a bot object for one seat of one game and call ``start``;
 - ``("act", id, observation)``: one decision; ``("act_changes", id, changes)``: one decision, its
   observation given as changes to the last one of that id (``execution.process.wire.changes``);
+  with time banks either has a last item, the seconds left in its seat's bank (``--time-bank``);
 - ``("end", id, result)``: call ``end`` and forget the object; ``("drop", id)``: just forget it.
 
 Every command is answered with a code and the seconds it took: the index of the chosen legal action
@@ -98,9 +99,9 @@ class Host:
         while view:
             view = view[os.write(self.reply_fd, view) :]
 
-    def act(self, bot, observation) -> tuple[str, object, float]:
+    def act(self, bot, observation, limit: float) -> tuple[str, object, float]:
         legal = list(observation.legal_actions)  # the bot may change the one it is given
-        kind, value, seconds = timed_act(self.watchdog, self.move_time, bot.act, observation, legal)
+        kind, value, seconds = timed_act(self.watchdog, limit, bot.act, observation, legal)
         return kind or "ok", value, seconds
 
     def serve(self, command_fd: int) -> None:
@@ -147,7 +148,8 @@ class Host:
                 if bot is None:
                     self.reply("gone", "the bot object no longer exists", 0.0)
                     continue
-                status, value, seconds = self.act(bot, observation)
+                limit = self.move_time if len(command) < 4 else self.move_time + command[3]
+                status, value, seconds = self.act(bot, observation, limit)
                 if status == "ok":
                     codes.append(value)
                     times.append(seconds)

@@ -16,6 +16,12 @@ its own clock; a bot that stops that clock only makes its answers come late.) Wh
 can do with its count is shift time between its own decisions of one batch, never take more in
 all, since the count cannot pass the commands sent nor go back.
 
+With time banks (``--time-bank``) a decision's limit is the move time plus its seat's bank, here
+(``Table.banks``) and in the bot process (each ``act`` command carries the bank left, as a last
+item). What a decision took past the move time is drawn from the bank: the time the process
+gives, unless this worker saw it run longer (less the batch allowance), so that a process gains
+nothing by understating its time beyond the allowance it has anyway.
+
 A bot process that dies, breaks its memory or CPU-time limit, stops answering or forges what it
 sends is killed. Nothing is played again: every game that had a bot object in that process
 forfeits that seat at the decision the game had reached (the command the process was on gets the
@@ -140,7 +146,8 @@ class IsolatedPlayer:
         self.context = context
         self.move_time = move_time = context.move_time
         self.limit = move_time + grace_for(move_time)
-        self.late_after = move_time + batch_allowance(move_time)
+        self.allowance = batch_allowance(move_time)
+        self.late_after = move_time + self.allowance
         self.poll = min(0.05, batch_allowance(move_time) / 2)  # how often the clock is looked at
         self.deaths: dict[str, int] = {}  # failures of each bot's processes (``_count_death``)
         self.processes: dict[str, BotProcess] = {}
@@ -205,6 +212,7 @@ class IsolatedPlayer:
             context.max_faults,
             context.records,
             run.forfeits,
+            context.time_bank,
         )
         for seat in run.forfeits:
             table.forfeits_at_start(seat)
@@ -276,7 +284,10 @@ class IsolatedPlayer:
                     commands.append(("new", key, seat_seed(run.item.seed, seat), table.info(seat)))
                     run.waiting += 1
                 expected.append((run, "act", seat, run.attempt))
-                commands.append(_act(run, seat, key, table))
+                if table.banks is None:
+                    commands.append(_act(run, seat, key, table))
+                else:  # the bank left goes with the decision: its limit in the bot's process
+                    commands.append((*_act(run, seat, key, table), table.banks.left(seat)))
                 run.waiting += 1
                 return
             run.phase = "end"
@@ -349,12 +360,15 @@ class IsolatedPlayer:
                 continue
             started = process.started()
             if started == process.last_seen:
-                if now > process.last_progress + self.limit:
-                    self._stopped(name, process)
-                elif now > process.last_progress + self.late_after:
+                running = now - process.last_progress
+                if running > self.late_after:
                     # On a command, or yet to begin the next one it owes (stalled between them):
-                    # that command is late.
-                    process.late[max(started, process.answered + 1)] = now - process.last_progress
+                    # that command is late, unless its seat's bank covers it.
+                    command = max(started, process.answered + 1)
+                    if running > self.limit + self._bank_left(process, command - process.answered):
+                        self._stopped(name, process)
+                    else:
+                        process.late[command] = running
             elif process.last_seen < started <= process.sent:
                 process.last_seen = started
                 process.last_progress = now
@@ -369,10 +383,15 @@ class IsolatedPlayer:
             first = process.answered - len(codes) + 1
             for position in range(len(codes)):
                 elapsed = late.pop(first + position, None)
-                if elapsed is not None and codes[position] >= OK:
+                if elapsed is None or codes[position] < OK:
+                    continue
+                bank = self._bank_left(process, position + 1)
+                if elapsed > self.late_after + bank:
                     codes[position] = FAULT
-                    faults[position] = ("timeout", late_answer(elapsed, self.move_time))
+                    faults[position] = ("timeout", late_answer(elapsed, self.move_time + bank))
                     seconds[position] = elapsed
+                else:  # within its bank: drawn by this clock (less the allowance) if it says less
+                    seconds[position] = max(seconds[position], elapsed - self.allowance)
         for position, code in enumerate(codes):
             run, op, seat, attempt = next_expected()
             if run.attempt != attempt:
@@ -398,6 +417,15 @@ class IsolatedPlayer:
             run.waiting -= 1
             if not run.waiting:
                 ready.append(run)
+
+    def _bank_left(self, process: BotProcess, owed: int) -> float:
+        """What is left of the bank of the seat whose decision is the ``owed``-th command the
+        process owes an answer to (from 1); 0.0 if that is no decision, or without banks."""
+        if self.context.time_bank is None or not 0 < owed <= len(process.expected):
+            return 0.0
+        run, op, seat, attempt = process.expected[owed - 1]
+        banks = run.table.banks if run.attempt == attempt and op == "act" else None
+        return 0.0 if banks is None else banks.left(seat)
 
     def _stopped(self, name: str, process: BotProcess) -> None:
         """The process took no command or gave no answer in time: it hangs, or it has ended."""

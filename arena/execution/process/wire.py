@@ -302,6 +302,8 @@ def _reduce_game_result(result: GameResult) -> tuple:
 def _reduce_game_info(info: GameInfo) -> tuple:
     # Sent to a bot process for every seat of every game.
     fields = (info.game, info.seat, info.players, info.variant, info.params, info.move_time)
+    if info.time_bank is not None:
+        fields += (info.time_bank,)
     return GameInfo, fields
 
 
