@@ -23,7 +23,7 @@ HELLO = '{"type":"hello","protocol":1,"name":"hostile","games":["twenty-down"]}'
 
 def program_run(tmp_path: Path, files: dict[str, str], mode: str, game: str = "twenty-down",
                 games: int = 4, bots: str | None = None, copy=(), players: int = 4,
-                move_time: float = 1.0) -> Ran:  # fmt: skip
+                move_time: float = 1.0, extra=()) -> Ran:  # fmt: skip
     folder = write_bots(tmp_path / "bots", {"random_bot.py": RANDOM_BOT, "first_bot.py": FIRST_BOT,
                                             **files})  # fmt: skip
     for name in copy:
@@ -32,6 +32,7 @@ def program_run(tmp_path: Path, files: dict[str, str], mode: str, game: str = "t
     options = ["--game", game, "--isolation", mode, "--move-time", move_time, "--format", "json"]
     if bots:
         options += ["--bots", bots]
+    options += list(extra)
     if game == "how-low-can-you-go":
         options += ["--players", players]
     args = run_args(folder, db, *options, games=games, seed="programs", jobs=1)
@@ -155,3 +156,34 @@ def _processes_with(text: str) -> list[str]:
         if text in cmdline and "pytest" not in cmdline:
             found.append(cmdline)
     return found
+
+
+# Sleeps 0.35 s on its first decision of each game (past a 0.25 s move time), then answers at
+# once; answers an illegal action if a request does not say what is left of its bank.
+SLOW_JS = """
+const seen = new Set();
+require('readline').createInterface({input: process.stdin}).on('line', (line) => {
+  const m = JSON.parse(line);
+  if (m.type === 'hello') console.log('HELLO');
+  else if (m.type === 'act') {
+    if (!seen.has(m.id)) {
+      seen.add(m.id);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 350);
+    }
+    const ok = m.time.move === 0.25 && typeof m.time.bank === 'number' && m.time.bank > 0;
+    console.log(JSON.stringify({type: 'action', action: ok ? m.observation.legal_actions[0] : 'XX'}));
+  }
+});
+""".replace("HELLO", HELLO)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_program_draws_on_its_time_bank_and_is_told_what_is_left(tmp_path, mode):
+    require("node")
+    files = {"slow.js": SLOW_JS, "slow.toml": manifest("slow", '"node", "slow.js"')}
+    options = dict(games=4, bots="slow,random", move_time=0.25)
+    banked = program_run(tmp_path, files, mode, extra=["--time-bank", "3"], **options)
+    assert_completed(banked)
+    assert banked.faults() == [], banked.faults()
+    unbanked = program_run(tmp_path / "no-bank", files, mode, **options)
+    assert {(bot, kind) for bot, _, _, _, kind, _ in unbanked.faults()} == {("slow", "timeout")}

@@ -73,6 +73,7 @@ def context_for(spec: NodeSpec) -> PlayContext:
             Registry(),
             pickle.loads(spec.games),
             move_time=spec.move_time,
+            time_bank=spec.time_bank,
             max_faults=spec.max_faults,
             records=spec.records,
             bot_memory=spec.bot_memory,

@@ -45,6 +45,7 @@ class NodeSpec:
     bots: dict[str, NodeBot]
     games: bytes  # cloudpickle of {game name: Game}
     move_time: float
+    time_bank: float | None
     max_faults: int
     records: bool
     bot_memory: int
@@ -60,6 +61,11 @@ def stage(context: PlayContext, isolation: str, folder: Path, cloudpickle) -> No
         if spec.origin is None:
             continue  # (registered by code, not by a file: it cannot be fielded on a cluster)
         kind, where = spec.origin
+        if kind == "manifest":
+            raise WorkerError(
+                f"{name}: a program bot (bots/*.toml) cannot play with --backend ray yet;"
+                " run it with the local backend"
+            )
         if kind == "file":
             if where not in copied:
                 copied[where] = _copy(Path(where), folder, len(copied))
@@ -70,13 +76,16 @@ def stage(context: PlayContext, isolation: str, folder: Path, cloudpickle) -> No
     for path in sorted(folder.rglob("*")):
         if path.is_file():
             digest.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes())
-    digest.update(repr((sorted(bots.items()), isolation, context.move_time)).encode())
+    digest.update(
+        repr((sorted(bots.items()), isolation, context.move_time, context.time_bank)).encode()
+    )
     return NodeSpec(
         key=digest.hexdigest()[:16],
         isolation=isolation,
         bots=bots,
         games=games,
         move_time=context.move_time,
+        time_bank=context.time_bank,
         max_faults=context.max_faults,
         records=context.records,
         bot_memory=context.bot_memory,

@@ -279,10 +279,24 @@ class ProgramPlayer:
         self.writer = RequestWriter(pool.verified)
         pool.process()  # a program that cannot start: this seat cannot be created
 
+    bank_total: float | None = None  # the game's time bank (``info.time_bank``)
+
     def time(self) -> dict:
-        return messages.time_left(self.pool.limits.move_time, self._arena_bank)
+        return messages.time_left(*self._limits())
+
+    def _limits(self) -> tuple[float, float | None]:
+        """This decision's move time and what is left of its seat's bank: as the bot host sets
+        it (``--isolation process``), else from the referee's clock in this process."""
+        move, bank = self.pool.limits.move_time, self._arena_bank
+        if bank is None and self.bank_total is not None:
+            from arena.referee.watchdog import time_left
+
+            left = time_left()
+            bank = max(0.0, left - move) if left != float("inf") else self.bank_total
+        return move, bank
 
     def start(self, info) -> None:
+        self.bank_total = getattr(info, "time_bank", None)
         self.begin = messages.start(self.id, info, self._arena_seed, self.time())
         self._ask(None)
 
@@ -326,8 +340,8 @@ class ProgramPlayer:
                 process.on_line("arena", request)
             process.write(request)
             # (the referee's clock, when there is one, ends the wait first)
-            move_time = self.pool.limits.move_time
-            return process.receive(move_time + 0.05, move_time)
+            move_time, bank = self._limits()
+            return process.receive(move_time + (bank or 0.0) + 0.05, move_time + (bank or 0.0))
         except BaseException:  # a fault, or the referee's clock: the program is killed, and
             try:  # started again at once (it starts while the game goes on)
                 self.pool.spawn()

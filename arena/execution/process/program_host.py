@@ -35,7 +35,7 @@ from arena.execution.process.wire import (
     fields_getter,
 )
 from arena.protocol import messages
-from arena.referee.faults import ProgramFault, describe, late
+from arena.referee.faults import ProgramFault, describe, late, past_bank
 
 MAX_PENDING = 128  # requests in the program's input at once (its answers then fit in a pipe)
 
@@ -55,6 +55,7 @@ class _Pending(NamedTuple):
     player: ProgramPlayer
     observation: object
     legal: list  # the legal actions in record notation
+    limit: float  # seconds it may take: the move time and what is left of its seat's bank
 
 
 class ProgramHost(Host):
@@ -96,16 +97,20 @@ class ProgramHost(Host):
             if observation is None or player is None:
                 self.reply("gone", "the bot object no longer exists", 0.0)
                 continue
+            # (the seat's bank left, from the worker's clock, when the run has banks)
+            player._arena_bank = command[3] if len(command) >= 4 else None
+            limit = self.move_time + (player._arena_bank or 0.0)
             process = self.pool.current
             if process is None or process is not player.told or not process.alive:
                 self.collect(pending)
                 pending = []
                 self.progress[0] = self.started
-                self.reply(*self.act(player, observation))
+                self.reply(*self.act(player, observation, limit))
                 continue
             line, legal = player.writer.line(player.id, observation, player.time())
             self.outgoing += line
-            pending.append(_Pending(len(self.codes), self.started, player, observation, legal))
+            entry = _Pending(len(self.codes), self.started, player, observation, legal, limit)
+            pending.append(entry)
             self.codes.append(FAULT)
             self.seconds.append(0.0)
             if len(pending) >= MAX_PENDING:
@@ -130,7 +135,6 @@ class ProgramHost(Host):
 
     def collect(self, pending: list[_Pending]) -> None:
         """Read the answers to the requests sent, in order (see the class's text)."""
-        move_time = self.move_time
         failed = False
         last = time.perf_counter()
         if self.outgoing:
@@ -146,13 +150,13 @@ class ProgramHost(Host):
         for entry in pending:
             self.progress[0] = entry.number
             if failed:  # the program was killed: asked again, one by one
-                kind, value, seconds = self.act(entry.player, entry.observation)
+                kind, value, seconds = self.act(entry.player, entry.observation, entry.limit)
                 self.settle(entry.position, kind, value, seconds)
                 continue
             began = last
             try:
                 answer = self.pool.current.receive(
-                    max(0.0, began + move_time + 0.05 - time.perf_counter()), move_time
+                    max(0.0, began + entry.limit + 0.05 - time.perf_counter()), entry.limit
                 )
             except ProgramFault as exc:
                 failed = True
@@ -199,7 +203,10 @@ class ProgramHost(Host):
                 f"{IllegalAnswer(answer.get('action'))!r} is not a legal action",
                 seconds,
             )
-        if seconds > self.move_time:
+        if seconds > entry.limit:
+            if entry.limit > self.move_time:  # (its bank too)
+                left = entry.limit - self.move_time
+                return "timeout", past_bank(seconds, self.move_time, left), seconds
             return "timeout", late(seconds, self.move_time), seconds
         return "ok", index, seconds
 
