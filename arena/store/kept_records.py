@@ -5,7 +5,7 @@ replaying it through its engine, which bounds how fast ``arena export`` can go. 
 stores each record's JSON text (``arena-record/1``, without the database's ``arena`` facts,
 zlib-compressed: about 1.3 kB a game, three times the compact form) as it is exported, so that
 later exports stream it as stored. A kept text is served only with the checksum of the compact
-record it was made from: an id reused after ``arena reset`` cannot pass for it.
+record it was made from: an id reused after ``arena leaderboard --reset`` cannot pass for it.
 
 The table is made by the first ``--keep``; older arenas ignore it (the schema version stays),
 and a file without it, or opened to read only, simply has nothing kept.
