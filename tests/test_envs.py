@@ -342,3 +342,34 @@ def test_openspiel_ismcts_is_registered_and_plays_both_games_as_an_arena_bot():
         outcome = play_game(game, factories, names, seed="t", move_time=10.0)
         assert sum(outcome.faults) == 0, outcome.fault_log
         assert outcome.decisions > 0
+
+
+def test_openspiel_is_imported_once_a_process_whatever_stops_a_start():
+    """The bot imports OpenSpiel in a thread of its own: a start() stopped while it waits (the
+    referee's clock) leaves the import running, and the next start() finds it done, run once;
+    an import that fails is told to every start()."""
+    need("pyspiel")
+    import threading
+    import time
+
+    from arena.plugins.baseline.openspiel_ismcts import _Loader
+
+    loader = _Loader()
+    runs = []
+    loader._run = lambda: (time.sleep(0.3), runs.append(1))
+    waiter = threading.Thread(target=loader.wait, daemon=True)
+    waiter.start()
+    waiter.join(0.05)  # this start() gives up early
+    loader.wait()
+    loader.wait()
+    assert runs == [1]
+
+    failing = _Loader()
+
+    def broken():
+        failing._error = RuntimeError("no pyspiel here")
+
+    failing._run = broken
+    for _ in range(2):
+        with pytest.raises(ImportError, match="no pyspiel here"):
+            failing.wait()
