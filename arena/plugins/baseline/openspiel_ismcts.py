@@ -104,6 +104,8 @@ class OpenSpielISMCTS(arena.Bot):
         legal = obs.legal_actions
         if len(legal) == 1:
             return legal[0]
+        if "_search" not in self.__dict__:
+            raise RuntimeError("start() did not finish (OpenSpiel was still loading): no search")
         discarded = self._discarded(obs)
         if getattr(self._os_game, "takes_discards", False):
             engine = self._game.determinize(obs, self.rng, discarded=discarded)
