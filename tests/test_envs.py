@@ -215,6 +215,40 @@ def test_pettingzoo_deal_rewards_add_up_to_the_score_changes():
         assert total[agent] == pytest.approx((result.scores[seat] - start) / 10 + rank)
 
 
+@settings(max_examples=12, deadline=None)
+@given(st.sampled_from(PZ_CASES), st.integers(0, 10**6), st.data())
+def test_pettingzoo_observations_are_the_encoding_of_what_the_seat_sees(case, seed, data):
+    """The environment's vectors (filled item by item from tables and from what earlier calls
+    worked out) are the encoding's vector of the seat's own ``Observation``, so the test above
+    that no hidden card reaches it holds for them; the mask marks exactly the legal numbers. For
+    the seat to act and for another seat, a whole game long."""
+    need("pettingzoo")
+    import numpy as np
+
+    from arena.envs import pettingzoo_env
+
+    game, params = case
+    env = pettingzoo_env(game, **params)
+    rng = random.Random(seed)
+    env.reset(seed=seed)
+    for agent in env.agent_iter():
+        obs, _reward, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        seat = env.possible_agents.index(agent)
+        other = data.draw(st.integers(0, env.game.players - 1))
+        for s, got in ((seat, obs), (other, env.observe(env.possible_agents[other]))):
+            seen = env.state.observation(s)
+            fresh = env.game.encoding()  # nothing remembered from earlier calls
+            expected = np.array(fresh.encode(seen), np.float32)
+            assert np.array_equal(got["observation"], expected)
+            legal = fresh.legal_indices(seen) if s == seat else []
+            assert got["action_mask"].nonzero()[0].tolist() == sorted(legal)
+        legal = obs["action_mask"].nonzero()[0]
+        env.step(int(legal[rng.randrange(len(legal))]))
+
+
 def test_pettingzoo_refuses_an_illegal_action():
     need("pettingzoo")
     from arena.envs import pettingzoo_env
@@ -296,9 +330,8 @@ def test_resample_from_infostate_keeps_the_information_state_and_changes_hidden_
 
 def test_openspiel_ismcts_is_registered_and_plays_both_games_as_an_arena_bot():
     need("pyspiel")
-    from arena.referee.inline import play_game
-
     from arena.plugins.baseline import openspiel_ismcts as module
+    from arena.referee.inline import play_game
 
     registry = load_registry([], entry_points=False)  # a bundled bot: no folder needed
     assert registry.bot("openspiel-ismcts").plays("twenty-down")
@@ -309,3 +342,34 @@ def test_openspiel_ismcts_is_registered_and_plays_both_games_as_an_arena_bot():
         outcome = play_game(game, factories, names, seed="t", move_time=10.0)
         assert sum(outcome.faults) == 0, outcome.fault_log
         assert outcome.decisions > 0
+
+
+def test_openspiel_is_imported_once_a_process_whatever_stops_a_start():
+    """The bot imports OpenSpiel in a thread of its own: a start() stopped while it waits (the
+    referee's clock) leaves the import running, and the next start() finds it done, run once;
+    an import that fails is told to every start()."""
+    need("pyspiel")
+    import threading
+    import time
+
+    from arena.plugins.baseline.openspiel_ismcts import _Loader
+
+    loader = _Loader()
+    runs = []
+    loader._run = lambda: (time.sleep(0.3), runs.append(1))
+    waiter = threading.Thread(target=loader.wait, daemon=True)
+    waiter.start()
+    waiter.join(0.05)  # this start() gives up early
+    loader.wait()
+    loader.wait()
+    assert runs == [1]
+
+    failing = _Loader()
+
+    def broken():
+        failing._error = RuntimeError("no pyspiel here")
+
+    failing._run = broken
+    for _ in range(2):
+        with pytest.raises(ImportError, match="no pyspiel here"):
+            failing.wait()

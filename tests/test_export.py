@@ -61,3 +61,37 @@ def test_export_errors_are_one_line(cli, stored, tmp_path):  # noqa: F811
     assert result.exit_code == 1
     assert len(result.stdout.splitlines()) == sum(len(v) for v in stored["ids"].values()) - 1
     assert "1 damaged record(s) skipped" in result.stderr
+
+
+def test_kept_records_are_streamed_as_the_very_lines_a_plain_export_writes(cli, stored, tmp_path):  # noqa: F811
+    """--keep stores each record's JSON; later exports stream it (no engine) and write the same
+    bytes, in one process or several."""
+    db = tmp_path / "kept.db"
+    db.write_bytes(stored["db"].read_bytes())
+    plain = ok(cli("export", "--db", db)).stdout
+    assert ok(cli("export", "--db", db, "--keep")).stdout == plain
+    with sqlite3.connect(db) as con:
+        kept = con.execute("SELECT COUNT(*) FROM kept_records").fetchone()[0]
+    assert kept == len(plain.splitlines())
+    assert ok(cli("export", "--db", db)).stdout == plain
+    assert (
+        ok(cli("export", "--db", db, "-j", "2", "--game", "td")).stdout
+        == ok(cli("export", "--db", stored["db"], "--game", "td")).stdout
+    )
+
+
+def test_a_kept_record_is_not_served_for_another_compact_record(cli, stored, tmp_path):  # noqa: F811
+    """A kept text belongs to the compact record it was made from (its checksum): a game whose
+    record differs (an id reused after a reset, say) is expanded again."""
+    db = tmp_path / "kept.db"
+    db.write_bytes(stored["db"].read_bytes())
+    ok(cli("export", "--db", db, "--keep", "-j", "2"))
+    first, second = stored["ids"]["twenty-down"][:2]
+    with sqlite3.connect(db) as con:
+        con.execute(
+            "UPDATE games SET record = (SELECT record FROM games WHERE id = ?) WHERE id = ?",
+            (second, first),
+        )
+    lines = {line["arena"]["id"]: line for line in export(cli, {"db": db})}
+    assert lines[first]["chance"] == lines[second]["chance"]  # the record stored now, expanded
+    assert lines[first]["arena"] == record_json(cli, stored, first)["arena"]

@@ -21,6 +21,14 @@ def export(
     jobs: Annotated[
         int, typer.Option("--jobs", "-j", help="Processes expanding the records.", min=1)
     ] = 1,
+    keep: Annotated[
+        bool,
+        typer.Option(
+            "--keep",
+            help="Keep each record's JSON in the database (about 1.3 kB a game) so that later "
+            "exports stream it instead of replaying the game.",
+        ),
+    ] = False,
     db: DbPath = None,
 ) -> None:
     """Write every stored game as one JSON line (the record `arena replay ID --format json`
@@ -39,7 +47,8 @@ def export(
     counts = ExportCounts()
     out = sys.stdout
     try:
-        for line in export_lines(store.iter_games(game, run, bot), classes, counts, jobs):
+        stored = store.iter_games(game, run, bot)
+        for line in export_lines(stored, classes, counts, jobs, store=store, keep=keep):
             out.write(line)
             out.write("\n")
     except StoreError as exc:

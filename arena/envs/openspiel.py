@@ -323,8 +323,7 @@ class ArenaObserver:
         self.tensor.fill(0)
         if state._core.engine is None:  # before the first deal
             return
-        positions, values = self.game.encoding.features(state._observation(player))
-        self.tensor[positions] = values
+        self.game.encoding.write(state._observation(player), self.dict["observation"])
         if self.perfect_recall:
             for card in state._core.discards.get(player, ()):
                 self.dict["discarded"][card] = 1.0

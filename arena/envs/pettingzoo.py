@@ -11,6 +11,7 @@ also gets its score change at every deal's end, as ± points / 10 (sign: better 
 from __future__ import annotations
 
 import random
+from array import array
 
 import numpy as np
 from gymnasium import spaces
@@ -48,6 +49,14 @@ class ArenaAECEnv(AECEnv):
         self.action_spaces = {agent: spaces.Discrete(actions) for agent in self.possible_agents}
         self._seeds = random.Random()
         self.state = None
+        # Zeros to copy: a fresh vector and mask per observation in a few C-level copies, filled
+        # item by item (numpy's per-call overhead costs more than the encoding itself).
+        self._zeros = array("f", bytes(4 * size))
+        self._no_actions = bytes(actions)
+        self._float32, self._int8 = np.dtype(np.float32), np.dtype(np.int8)
+        self._write = self.encoding.write
+        self._acting = None  # the seat to act; None when the game is over
+        self._rewarded = False
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -67,7 +76,9 @@ class ArenaAECEnv(AECEnv):
         self.infos = {agent: {} for agent in self.agents}
         self._deal_scores = self._scores()
         self._turn = None
-        self.agent_selection = self.agents[self.state.current_player()]
+        self._rewarded = False
+        self._acting = self.state.current_player()
+        self.agent_selection = self.agents[self._acting]
 
     def _turn_facts(self):
         """The acting seat's observation and its legal action numbers (kept for the turn)."""
@@ -78,17 +89,19 @@ class ArenaAECEnv(AECEnv):
 
     def observe(self, agent):
         seat = self._seat[agent]
-        mask = np.zeros(self.encoding.num_actions, np.int8)
-        state = self.state
-        if not state.is_terminal() and seat == state.current_player():
+        mask = bytearray(self._no_actions)
+        if seat == self._acting:
             obs, legal = self._turn_facts()
-            mask[legal] = 1
+            for i in legal:
+                mask[i] = 1
         else:
-            obs = state.observation(seat)
-        vector = np.zeros(self.encoding.observation_size, np.float32)
-        positions, values = self.encoding.features(obs)
-        vector[positions] = values
-        return {"observation": vector, "action_mask": mask}
+            obs = self.state.observation(seat)
+        vector = self._zeros[:]
+        self._write(obs, vector)
+        return {
+            "observation": np.frombuffer(vector, self._float32),
+            "action_mask": np.frombuffer(mask, self._int8),
+        }
 
     def step(self, action) -> None:
         agent = self.agent_selection
@@ -98,24 +111,30 @@ class ArenaAECEnv(AECEnv):
         obs, legal = self._turn_facts()
         try:
             index = legal.index(int(action))
-        except ValueError:
+        except (ValueError, TypeError):
             message = f"action {action} is not legal for {agent} (see its action_mask)"
             raise ValueError(message) from None
         self._cumulative_rewards[agent] = 0.0
         self._turn = None
         state = self.state
         state.apply_legal(index)
-        for a in self.agents:
-            self.rewards[a] = 0.0
+        if self._rewarded:  # (rewards are all zero but after a deal's or the game's end)
+            for a in self.agents:
+                self.rewards[a] = 0.0
+            self._rewarded = False
         if self.per_deal:
             self._deal_rewards()
         if state.is_terminal():
             for a, value in zip(self.agents, rank_returns(state.result()), strict=True):
                 self.rewards[a] += value
                 self.terminations[a] = True
+            self._rewarded = True
+            self._acting = None
         else:
-            self.agent_selection = self.agents[state.current_player()]
-        self._accumulate_rewards()
+            self._acting = state.current_player()
+            self.agent_selection = self.agents[self._acting]
+        if self._rewarded:
+            self._accumulate_rewards()
 
     def _scores(self) -> tuple:
         return deal_scores(self.state)
@@ -127,6 +146,7 @@ class ArenaAECEnv(AECEnv):
             for a, new, old in zip(self.agents, scores, self._deal_scores, strict=True):
                 self.rewards[a] += sign * (new - old) / 10.0
             self._deal_scores = scores
+            self._rewarded = True
 
     def render(self):
         if self.render_mode is None:

@@ -93,6 +93,12 @@ def competition_ranks(keys: Sequence) -> tuple[int, ...]:
 
 def to_plain(value: Any) -> Any:
     """Convert observation and action values to plain JSON: cards as ``QH``, suits as ``H``."""
+    # The common cases first, by exact type (records hold thousands of cards: arena export).
+    kind = type(value)
+    if kind is Card:
+        return ASCII_NAMES[value]
+    if kind is tuple or kind is list:
+        return [ASCII_NAMES[v] if type(v) is Card else to_plain(v) for v in value]
     if isinstance(value, Card):
         return ASCII_NAMES[value]
     if isinstance(value, Suit):

@@ -3,7 +3,8 @@
 Reinforcement-learning libraries (PettingZoo, OpenSpiel) want a fixed action space and a
 fixed-size observation. A game offers one through ``Game.encoding()``, an ``Encoding`` made from
 the game's facts (table size, variant). It reads only an ``Observation`` — what one seat may see —
-so nothing hidden from that seat can reach its vector. Plain Python lists: numpy is the caller's.
+so nothing hidden from that seat can reach its vector. ``write`` fills any mutable sequence (a
+list, an ``array('f')``, a numpy array): numpy is the caller's.
 
 Exchanges, in both bundled games, are numbered by *position* in the sorted hand, not by card:
 ``EXCHANGE_MASKS[i]`` is the set of hand positions (bit p = the p-th card) that action i discards,
@@ -12,6 +13,7 @@ in the order the engines list them (stand, the singles, the pairs, the triples).
 
 from __future__ import annotations
 
+from collections import defaultdict
 from itertools import combinations
 from typing import Any
 
@@ -48,7 +50,7 @@ class Encoding:
     ``num_actions``: actions are numbered 0..num_actions-1. ``observation_size``: the length of
     ``encode``'s vector. ``parts``: ``(name, size)`` in vector order, what the documentation
     lists. Subclasses set ``parts`` and call ``_layout()`` in ``__init__``, and implement
-    ``features`` and ``action_index``.
+    ``write`` (or ``features``) and ``action_index``.
     """
 
     num_actions: int = 0
@@ -63,16 +65,26 @@ class Encoding:
             size += part
         self.observation_size = size
 
+    def write(self, observation: Observation, out) -> None:
+        """Write the vector into ``out``, ``observation_size`` zeros in any mutable sequence (a
+        list, an ``array('f')``, a numpy array); only its non-zero entries are written. The fast
+        form, which the environments use; a subclass implements it (or ``features``)."""
+        if type(self).features is Encoding.features:
+            raise NotImplementedError(f"{type(self).__name__} implements no write or features")
+        for i, v in zip(*self.features(observation), strict=True):
+            out[i] = v
+
     def features(self, observation: Observation) -> tuple[list[int], list[float]]:
-        """The vector's non-zero entries: positions (each at most once) and values. The fast
-        form: a caller with numpy writes ``vector[positions] = values`` into zeros."""
-        raise NotImplementedError
+        """The entries ``write`` writes (all the non-zero ones): positions, each at most once,
+        and values. A caller with numpy writes ``vector[positions] = values`` into zeros."""
+        entries: defaultdict[int, float] = defaultdict(float)
+        self.write(observation, entries)
+        return list(entries), list(entries.values())
 
     def encode(self, observation: Observation) -> list[float]:
         """The whole vector, ``observation_size`` floats."""
         out = [0.0] * self.observation_size
-        for i, v in zip(*self.features(observation), strict=True):
-            out[i] = v
+        self.write(observation, out)
         return out
 
     def action_index(self, observation: Observation, action: Any) -> int:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.referee.outcome import GameOutcome
+from arena.store import kept_records as kept_store
 from arena.store import rating_cache
 from arena.store.batch import write_batch
 from arena.store.rating_cache import Extent
@@ -474,6 +475,13 @@ class Store:
                     info["seats"].append(dict(zip(_SEAT_KEYS, row[1:], strict=True)))
             yield from games.values()
             last = rows[-1][0]
+
+    def kept_records(self, first_id: int, last_id: int) -> dict[int, tuple[int, bytes]]:
+        """The records ``arena export --keep`` kept for games in the id range (``kept_records``)."""
+        return self._guard(kept_store.kept, self.db, first_id, last_id)
+
+    def keep_records(self, rows: list[tuple[int, int, bytes]]) -> None:
+        self._guard(kept_store.keep, self.db, rows)
 
     def _dicts(self, table: str, columns: tuple[str, ...], where: str, *args) -> list[dict]:
         sql = f"SELECT {', '.join(columns)} FROM {table} WHERE {where}"

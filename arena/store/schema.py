@@ -112,6 +112,7 @@ GAME_COLUMNS = ("id", "run_id", "game", "idx", "board", "seed", "players", "deci
                 "finished", "record")  # fmt: skip
 # children before parents
 TABLES = (
+    "kept_records",
     "batch_ratings",
     "fault_tracebacks",
     "faults",

@@ -36,9 +36,8 @@ class LearnedTD(arena.Bot):
     def act(self, observation):
         if not hasattr(self, "encoding"):  # act() without start(): the standard game
             self._load(TwentyDown())
-        positions, values = self.encoding.features(observation)
         x = np.zeros(self.encoding.observation_size, np.float32)
-        x[positions] = values
+        self.encoding.write(observation, x)
         numbers = self.encoding.legal_indices(observation)
         scores = (x @ self.weights + self.bias)[numbers]
         return observation.legal_actions[int(np.argmax(scores))]

@@ -42,50 +42,90 @@ class HowLowEncoding(Encoding):
             ("last_chip_changes", n),
         )
         self._layout()
+        self._tables()
+        # seat -> (the public tuples or the last showdown, their entries): they change at most
+        # once a turn, so most calls reuse what the last call of that seat worked out.
+        self._seats: dict[int, tuple] = {}
+        self._showdown: dict[int, tuple] = {}
 
-    def features(self, obs) -> tuple[list[int], list[float]]:
+    def _tables(self) -> None:
+        """Every position a fact can land on, per observing seat by acting seat (relative seats
+        are looked up, not computed)."""
         at = self.at
         n = self.players
-        seat = obs.seat
-        hand_at = at["hand"]
-        counts: dict[int, float] = {}
-        for card in obs.hand:
-            counts[hand_at + card] = counts.get(hand_at + card, 0.0) + 1.0 / self.packs
-        idx = list(counts)
-        val = list(counts.values())
-        idx += (at["hand_total"], at["dealer"] + (obs.dealer - seat) % n, at["bank"], at["deal"])
-        val += (
-            sum(VALUE[c] for c in obs.hand) / _TOTAL_SCALE,
-            1.0,
-            obs.bank / self.chip_scale,
-            obs.deal / self.max_deals,
-        )
-        idx += (at["round"] + obs.round - 1, at["stock_size"], at["discard_size"])
-        val += (1.0, obs.stock_size / self.pack_size, obs.discard_size / self.pack_size)
+        self._by_seat = []
+        for seat in range(n):
+            rel = [(s - seat) % n for s in range(n)]
+            self._by_seat.append(
+                {
+                    name: [at[name] + r for r in rel]
+                    for name in ("dealer", "active", "chips", "redrawn", "last_totals")
+                }
+                | {
+                    "discarded": [at["discarded"] + ROUNDS * r for r in rel],
+                    "last_chip_changes": [at["last_chip_changes"] + r for r in rel],
+                }
+            )
+
+    def write(self, obs, out) -> None:
+        at = self.at
+        t = self._by_seat[obs.seat]
+        h = at["hand"]
+        copy = 1.0 / self.packs
+        total = 0
+        for c in obs.hand:
+            out[h + c] += copy
+            total += VALUE[c]
+        out[at["hand_total"]] = total / _TOTAL_SCALE
+        out[t["dealer"][obs.dealer]] = 1.0
+        out[at["bank"]] = obs.bank / self.chip_scale
+        out[at["deal"]] = obs.deal / self.max_deals
+        out[at["round"] + obs.round - 1] = 1.0
+        out[at["stock_size"]] = obs.stock_size / self.pack_size
+        out[at["discard_size"]] = obs.discard_size / self.pack_size
+        for i, v in self._seat_entries(obs, t):
+            out[i] = v
+        if obs.discards:
+            turns = [0] * self.players
+            discarded = t["discarded"]
+            for s, count in obs.discards:
+                if count == 5:  # a whalen redraw, not one of the three exchanges
+                    out[t["redrawn"][s]] = 1.0
+                elif turns[s] < ROUNDS:
+                    out[discarded[s] + turns[s]] = count / 3
+                    turns[s] += 1
+        if obs.last_showdown is not None:
+            for i, v in self._showdown_entries(obs, t):
+                out[i] = v
+
+    def _seat_entries(self, obs, t) -> list[tuple[int, float]]:
+        """Who is still in and their chips, kept while they equal those of the last call for this
+        seat (a quick test: they are mostly the very same tuples)."""
         active, chips = obs.active, obs.chips
-        for r in range(n):
-            s = (seat + r) % n
+        cached = self._seats.get(obs.seat)
+        if cached is not None and cached[0] == active and cached[1] == chips:
+            return cached[2]
+        scale = self.chip_scale
+        entries = []
+        for s in range(self.players):
             if active[s]:
-                idx += (at["active"] + r, at["chips"] + r)
-                val += (1.0, chips[s] / self.chip_scale)
-        turns = [0] * n
-        for s, count in obs.discards:
-            r = (s - seat) % n
-            if count == 5:  # a whalen redraw, not one of the three exchanges
-                idx.append(at["redrawn"] + r)
-                val.append(1.0)
-            elif turns[r] < ROUNDS:
-                idx.append(at["discarded"] + ROUNDS * r + turns[r])
-                val.append(count / 3)
-                turns[r] += 1
+                entries += ((t["active"][s], 1.0), (t["chips"][s], chips[s] / scale))
+        self._seats[obs.seat] = (active, chips, entries)
+        return entries
+
+    def _showdown_entries(self, obs, t) -> list[tuple[int, float]]:
         showdown = obs.last_showdown
-        if showdown is not None:
-            for r in range(n):
-                s = (seat + r) % n
-                if showdown.totals[s] is not None:
-                    idx += (at["last_totals"] + r, at["last_chip_changes"] + r)
-                    val += (showdown.totals[s] / _TOTAL_SCALE, (showdown.chip_changes[s] or 0) / 5)
-        return idx, val
+        cached = self._showdown.get(obs.seat)
+        if cached is not None and cached[0] == showdown:
+            return cached[1]
+        entries = []
+        for s, total in enumerate(showdown.totals):
+            if total is not None:
+                change = showdown.chip_changes[s] or 0
+                entries += ((t["last_totals"][s], total / _TOTAL_SCALE),)
+                entries += ((t["last_chip_changes"][s], change / 5),)
+        self._showdown[obs.seat] = (showdown, entries)
+        return entries
 
     def action_index(self, obs, action: Any) -> int:
         if action == REDRAW:

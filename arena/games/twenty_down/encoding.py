@@ -47,67 +47,96 @@ class TwentyDownEncoding(Encoding):
         self.fixed_trump_after = game.params["fixed_trump_after"]
         self.max_deals = game.params["max_deals"]
         self._layout()
-        # seat -> (the observation's tricks tuple, its "played" positions): engines share one
-        # tuple of finished tricks until the next trick ends, so most calls reuse the positions.
+        self._tables()
+        # seat -> (the finished tricks, their "played" positions): the tricks only grow within
+        # a deal, so each call adds the tricks finished since the last call of that seat.
         self._played: dict[int, tuple] = {}
 
-    def features(self, obs) -> tuple[list[int], list[float]]:
+    def _tables(self) -> None:
+        """Every position a fact can land on, worked out once: by card, and per observing seat
+        by acting seat (relative seats are looked up, not computed)."""
         at = self.at
-        seat = obs.seat
         ci = CARD_INDEX
-        base = at["hand"]
-        idx = [base + ci[c] for c in obs.hand]
-        val = [1.0] * len(idx)
-        idx.append(at["phase"] + _PHASE[obs.phase])
-        val.append(1.0)
+        self._hand = [None if i is None else at["hand"] + i for i in ci]
+        self._phase = {name: at["phase"] + i for name, i in _PHASE.items()}
+        self._led = [at["led_suit"] + c // 13 for c in range(52)]
+        self._by_seat = []
+        for seat in range(4):
+            rel = [(s - seat) % 4 for s in range(4)]
+            played = [
+                [None if i is None else at["played"] + PACK_SIZE * r + i for i in ci] for r in rel
+            ]
+            current = [
+                [None if i is None else at["current_trick"] + PACK_SIZE * r + i for i in ci]
+                for r in rel
+            ]
+            self._by_seat.append(
+                {
+                    "dealer": [at["dealer"] + r for r in rel],
+                    "forehand": [at["forehand"] + r for r in rel],
+                    "points": [at["points"] + r for r in rel],
+                    # by count (None: not yet) and by decision (None: undecided, True: stays)
+                    "exchanged": [
+                        {None: e, 0: e + 1, 1: e + 2, 2: e + 3, 3: e + 4}
+                        for e in (at["exchanged"] + 5 * r for r in rel)
+                    ],
+                    "tricks_won": [at["tricks_won"] + r for r in rel],
+                    "playing": [
+                        {None: p, True: p + 1, False: p + 2}
+                        for p in (at["playing"] + 3 * r for r in rel)
+                    ],
+                    "played": played,
+                    "current": [
+                        list(zip(p, c, strict=True)) for p, c in zip(played, current, strict=True)
+                    ],
+                }
+            )
+
+    def write(self, obs, out) -> None:
+        seat = obs.seat
+        t = self._by_seat[seat]
+        hand = self._hand
+        for c in obs.hand:
+            out[hand[c]] = 1.0
+        out[self._phase[obs.phase]] = 1.0
         if obs.trump is not None:
-            idx.append(at["trump"] + int(obs.trump))
-            val.append(1.0)
-        idx += (at["dealer"] + (obs.dealer - seat) % 4, at["forehand"] + (obs.forehand - seat) % 4)
-        val += (1.0, 1.0)
-        idx.append(at["deal"])
-        val.append(obs.deal / self.max_deals)
+            out[self.at["trump"] + int(obs.trump)] = 1.0
+        out[t["dealer"][obs.dealer]] = 1.0
+        out[t["forehand"][obs.forehand]] = 1.0
+        out[self.at["deal"]] = obs.deal / self.max_deals
         if obs.deal > self.fixed_trump_after:
-            idx.append(at["hearts_fixed"])
-            val.append(1.0)
-        points, exchanged, won, playing = obs.points, obs.exchanged, obs.tricks_won, obs.playing
-        for r in range(4):
-            s = (seat + r) % 4
-            if points[s]:
-                idx.append(at["points"] + r)
-                val.append(points[s] / self.start_points)
-            count = exchanged[s]
-            idx.append(at["exchanged"] + 5 * r + (0 if count is None else count + 1))
-            val.append(1.0)
-            if won[s]:
-                idx.append(at["tricks_won"] + r)
-                val.append(won[s] / 5)
-            if playing is not None:
-                p = playing[s]
-                idx.append(at["playing"] + 3 * r + (0 if p is None else 1 if p else 2))
-                val.append(1.0)
-        played = at["played"]
+            out[self.at["hearts_fixed"]] = 1.0
+        scale = self.start_points
+        for i, p in zip(t["points"], obs.points, strict=True):
+            if p:
+                out[i] = p / scale
+        for positions, count in zip(t["exchanged"], obs.exchanged, strict=True):
+            out[positions[count]] = 1.0
+        for i, won in zip(t["tricks_won"], obs.tricks_won, strict=True):
+            if won:
+                out[i] = won / 5
+        if obs.playing is not None:
+            for positions, p in zip(t["playing"], obs.playing, strict=True):
+                out[positions[p]] = 1.0
         tricks = obs.tricks
         cached = self._played.get(seat)
-        if cached is None or cached[0] is not tricks:
-            positions = [
-                played + PACK_SIZE * ((s - seat) % 4) + ci[card]
-                for trick in tricks
-                for s, card in trick.cards
-            ]
+        if cached is None or cached[0] != tricks:
+            # Finished tricks only grow within a deal: the new ones are added to what is known.
+            known = cached[0] if cached is not None else ()
+            k = len(known) if tricks[: len(known)] == known else 0
+            played = t["played"]
+            positions = cached[1][:] if k else []
+            positions += [played[s][card] for trick in tricks[k:] for s, card in trick.cards]
             cached = self._played[seat] = (tricks, positions)
-        idx += cached[1]
-        val += [1.0] * len(cached[1])
+        for i in cached[1]:
+            out[i] = 1.0
         current = obs.current_trick
         if current:
-            at_current = at["current_trick"]
+            table = t["current"]
             for s, card in current:
-                offset = PACK_SIZE * ((s - seat) % 4) + ci[card]
-                idx += (played + offset, at_current + offset)
-                val += (1.0, 1.0)
-            idx.append(at["led_suit"] + current[0][1] // 13)
-            val.append(1.0)
-        return idx, val
+                i, j = table[s][card]
+                out[i] = out[j] = 1.0
+            out[self._led[current[0][1]]] = 1.0
 
     def action_index(self, obs, action: Any) -> int:
         if isinstance(action, Suit):

@@ -20,6 +20,7 @@ README, "For researchers"), so that ``tournaments/ismcts.toml`` compares them at
 from __future__ import annotations
 
 import importlib.util
+import threading
 
 import arena
 
@@ -28,17 +29,56 @@ import arena
 HAS_OPENSPIEL = importlib.util.find_spec("pyspiel") is not None
 
 
+class _Loader:
+    """Imports OpenSpiel once a process, in a thread of its own. On a busy machine the import
+    takes longer than a bot's ``start()`` may, and the referee stops a late ``start()`` with an
+    exception: an import stopped midway leaves pyspiel unusable in that process for good ("type
+    already registered"), so every later game would fault. In its own thread the import always
+    completes; a ``start()`` that waited too long faults once, and the next games find it done."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._thread = None
+        self._error = None
+
+    def _run(self) -> None:
+        try:
+            import open_spiel.python.algorithms.ismcts  # noqa: F401
+            import open_spiel.python.algorithms.mcts  # noqa: F401
+            import pyspiel  # noqa: F401
+
+            from arena.envs import register_openspiel_games
+
+            register_openspiel_games()
+        except BaseException as exc:  # told to every start() instead of lost in the thread
+            self._error = exc
+
+    def wait(self) -> None:
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="openspiel-import")
+                self._thread.daemon = True
+                self._thread.start()
+        self._thread.join()
+        if self._error is not None:
+            raise ImportError(f"OpenSpiel did not load: {self._error!r}")
+
+
+_LOADER = _Loader()
+
+
 class OpenSpielISMCTS(arena.Bot):
     name = "openspiel-ismcts"
     by_default = False  # a search bot: fielded only when named
     simulations = 20
     uct_c = 2.0
 
+    _memory = None  # (deal, the discard it chose): see _discarded
+
     def start(self, info):
-        from arena.envs import register_openspiel_games
         from arena.envs.games import make_game
 
-        register_openspiel_games()
+        _LOADER.wait()
         game = make_game(info.game, players=info.players, variant=info.variant, **info.params)
         self._setup(game)
 
@@ -64,6 +104,8 @@ class OpenSpielISMCTS(arena.Bot):
         legal = obs.legal_actions
         if len(legal) == 1:
             return legal[0]
+        if "_search" not in self.__dict__:
+            raise RuntimeError("start() did not finish (OpenSpiel was still loading): no search")
         discarded = self._discarded(obs)
         if getattr(self._os_game, "takes_discards", False):
             engine = self._game.determinize(obs, self.rng, discarded=discarded)
