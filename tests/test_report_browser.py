@@ -116,9 +116,8 @@ def test_report_in_the_browser(cli, report):
         assert rows.count() == 4
         rows.first.locator("a").click()
         # The replay opens on the link's hashchange, after click() returns: wait for its title.
-        page.wait_for_function(
-            "document.getElementById('viewer-title').textContent.includes('(whalen)')", timeout=10_000
-        )
+        # (a locator, not wait_for_function: the report's Content-Security-Policy forbids eval)
+        page.locator("#viewer-title", has_text="(whalen)").wait_for(timeout=10_000)
         page.keyboard.press("End")
         page.select_option("#filter-bot", "faulty")
         page.select_option("#filter-game", "")
