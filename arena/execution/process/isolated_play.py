@@ -302,7 +302,6 @@ class IsolatedPlayer:
         for run in ready:
             if run.phase != "done" and not run.waiting:  # (a replayed game may be listed twice)
                 self._next_commands(run, batches)
-        now = time.monotonic()
         for name, (expected, commands) in batches.items():
             try:
                 process = self._process(name)
@@ -312,6 +311,9 @@ class IsolatedPlayer:
                     if run.attempt == attempt:
                         self._lose(run, op, seat, "crash", str(exc), blame=True)
                 continue
+            # (Read after _process, which may have started a process: that took a while, and
+            # must not count as time this process's first command took.)
+            now = time.monotonic()
             if not process.expected:
                 process.last_progress = now
             # The attempt is the one the command was made for: a game may have been restarted
