@@ -7,9 +7,10 @@ workers (``--isolation shared``) and each in its own process (``--isolation proc
 bubblewrap sandbox when it works here and without it, and what starting one bot process costs
 either way: ``bench.startup``). Each
 figure is the median of ``repeats`` measurements; ratios are taken between medians measured in
-the same run. Each run's CPU time a decision (all its processes) is printed too: on a machine
-whose cores are busy with other work, the two modes' decisions a second compare the load more
-than arena, while the CPU time a decision barely moves.
+the same run. Each run's CPU time a decision (all its processes) is printed too, for process
+isolation only without the sandbox (under bubblewrap part of the bot processes' time is not
+counted): on a machine whose cores are busy with other work, the two modes' decisions a second
+compare the load more than arena, while the CPU time a decision moves much less.
 """
 
 from __future__ import annotations
@@ -60,7 +61,8 @@ class Rate(NamedTuple):
     games_per_s: float
     # CPU time of every process of the run (this one, the workers, the bot processes) per
     # decision: what the run costs a machine whose cores are busy with other work too, where
-    # the time a run takes says more about the others than about arena.
+    # the time a run takes says more about the others than about arena. (Short of part of the
+    # bot processes' under bubblewrap: see _process_rates.)
     cpu_us_per_decision: float
 
 
@@ -168,10 +170,16 @@ def _process_rates(name: str, run_games: int, repeats: int, figures: dict, echo)
             figures[(name, f"process{jobs}-{sandbox}")] = dps
             if sandbox == sandboxes[0]:
                 figures[(name, f"process{jobs}")] = dps
+            # (Under bubblewrap the bot processes end inside their PID namespace, which takes
+            # part of their CPU time with it: only the runs without a sandbox count it all.)
+            cpu_text = (
+                f"  CPU {cpu:.1f} µs a decision"
+                f" ({figures[(name, f'cpu-jobs{jobs}')] / cpu:.2f}× the shared mode's speed)"
+                if sandbox == "none"
+                else ""
+            )
             echo(
                 f"{name:<20} --isolation process --jobs {jobs} --sandbox {sandbox:<5}"
                 f" {dps:>10,.0f} decisions/s"
-                f"  ({dps / figures[(name, f'jobs{jobs}')]:.2f}× the shared mode)"
-                f"  CPU {cpu:.1f} µs a decision"
-                f" ({figures[(name, f'cpu-jobs{jobs}')] / cpu:.2f}× the shared mode's speed)"
+                f"  ({dps / figures[(name, f'jobs{jobs}')]:.2f}× the shared mode){cpu_text}"
             )
