@@ -226,6 +226,29 @@ def test_bot_ending_its_process_never_sees_a_deal_again_and_is_excluded_after_th
     assert seconds < 40
 
 
+def test_starting_a_bots_next_process_is_not_timed_as_its_first_command(tmp_path):
+    """A process started again mid-run (its last one ended) is started while the worker sends a
+    round's batches: the half second that takes (Python, the bot file's imports) must not count
+    as time its first command ran. Before: that command was a ``timeout`` at --move-time 0.2
+    (``still deciding after 0.7 s``), the seat's second fault; seen in CI as 13 faults for 12
+    seats, when the machine was slow to start a process."""
+    source = bot_file(
+        "slow-starter",
+        """
+        self.moves = self.moves + [0]
+        if len(self.moves) == 2:
+            os._exit(4)
+        return observation.legal_actions[0]
+        """,
+        header="import os\nimport time\n\ntime.sleep(0.5)  # imports that take a while",
+    ).replace("    def act(", "    moves = []\n\n    def act(")
+    ran, _ = run_bounded(tmp_path, {"slow_starter.py": source}, "slow-starter,random", games=8)
+    assert_completed(ran)
+    assert_others_untouched(ran, {"slow-starter"})
+    died = "its process ended (exit code 4)"
+    assert_each_seat_blamed_once(ran, "slow-starter", {(1, "crash", died), (0, "crash", died)})
+
+
 # --- attack 4: the referee's clock ----------------------------------------------------------------
 
 SLOW = """

@@ -7,16 +7,21 @@ workers (``--isolation shared``) and each in its own process (``--isolation proc
 bubblewrap sandbox when it works here and without it, and what starting one bot process costs
 either way: ``bench.startup``). Each
 figure is the median of ``repeats`` measurements; ratios are taken between medians measured in
-the same run.
+the same run. Each run's CPU time a decision (all its processes) is printed too, for process
+isolation only without the sandbox (under bubblewrap part of the bot processes' time is not
+counted): on a machine whose cores are busy with other work, the two modes' decisions a second
+compare the load more than arena, while the CPU time a decision moves much less.
 """
 
 from __future__ import annotations
 
+import resource
 import statistics
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 from arena.bench.engines import bench_games, measure
 from arena.bench.startup import bot_start_line
@@ -51,6 +56,24 @@ def _random_registry(folder: Path) -> Registry:
     return load_registry(bots_dir=folder, entry_points=False)
 
 
+class Rate(NamedTuple):
+    decisions_per_s: float
+    games_per_s: float
+    # CPU time of every process of the run (this one, the workers, the bot processes) per
+    # decision: what the run costs a machine whose cores are busy with other work too, where
+    # the time a run takes says more about the others than about arena. (Short of part of the
+    # bot processes' under bubblewrap: see _process_rates.)
+    cpu_us_per_decision: float
+
+
+def _cpu_seconds() -> float:
+    """This process's CPU time and that of its children that have ended: the workers, and the
+    bot processes, which the run reaps itself (``execution.descendants``) if no one else does."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def harness_rate(
     game_name: str,
     games: int,
@@ -59,8 +82,9 @@ def harness_rate(
     seed: int = 1,
     isolation: str = "shared",
     sandbox: str = "auto",
-) -> tuple[float, float]:
-    """(decisions/s, games/s) of one full run of four random bots (``sandbox``: ``--sandbox``)."""
+) -> Rate:
+    """Decisions/s, games/s and CPU µs per decision of one full run of four random bots
+    (``sandbox``: ``--sandbox``)."""
     with tempfile.TemporaryDirectory() as folder:
         registry = _random_registry(Path(folder))
         game_class = registry.games[game_name].cls
@@ -75,12 +99,15 @@ def harness_rate(
         )
         store = Store(Path(folder) / "bench.db")
         start = time.perf_counter()
+        cpu = _cpu_seconds()
         summary = run_tournament(
             tournament, registry, store, jobs=jobs, resume=False, sandbox=SandboxSettings(sandbox)
         )
         seconds = time.perf_counter() - start
+        cpu = _cpu_seconds() - cpu
         store.close()
-    return summary.decisions / seconds, summary.games_played / seconds
+    decisions = max(1, summary.decisions)
+    return Rate(decisions / seconds, summary.games_played / seconds, cpu / decisions * 1e6)
 
 
 def run_bench(
@@ -106,11 +133,14 @@ def run_bench(
             rates = [harness_rate(game.name, run_games, jobs, seed=r) for r in range(repeats)]
             dps = statistics.median(r[0] for r in rates)
             gps = statistics.median(r[1] for r in rates)
+            cpu = statistics.median(r[2] for r in rates)
             figures[(game.name, f"jobs{jobs}")] = dps
+            figures[(game.name, f"cpu-jobs{jobs}")] = cpu
             echo(
                 f"{game.name:<20} run --jobs {jobs}     {dps:>10,.0f} decisions/s"
                 f"  {gps:>8,.1f} games/s"
                 f"  ({dps / figures[(game.name, 'engine')]:.2f}× engine)"
+                f"  CPU {cpu:.1f} µs a decision"
             )
         echo(
             f"{game.name:<20} --jobs 2 / --jobs 1 = "
@@ -136,11 +166,20 @@ def _process_rates(name: str, run_games: int, repeats: int, figures: dict, echo)
                 for r in range(repeats)
             ]
             dps = statistics.median(r[0] for r in rates)
+            cpu = statistics.median(r[2] for r in rates)
             figures[(name, f"process{jobs}-{sandbox}")] = dps
             if sandbox == sandboxes[0]:
                 figures[(name, f"process{jobs}")] = dps
+            # (Under bubblewrap the bot processes end inside their PID namespace, which takes
+            # part of their CPU time with it: only the runs without a sandbox count it all.)
+            cpu_text = (
+                f"  CPU {cpu:.1f} µs a decision"
+                f" ({figures[(name, f'cpu-jobs{jobs}')] / cpu:.2f}× the shared mode's speed)"
+                if sandbox == "none"
+                else ""
+            )
             echo(
                 f"{name:<20} --isolation process --jobs {jobs} --sandbox {sandbox:<5}"
                 f" {dps:>10,.0f} decisions/s"
-                f"  ({dps / figures[(name, f'jobs{jobs}')]:.2f}× the shared mode)"
+                f"  ({dps / figures[(name, f'jobs{jobs}')]:.2f}× the shared mode){cpu_text}"
             )

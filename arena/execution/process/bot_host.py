@@ -43,8 +43,8 @@ from arena.execution.process.wire import (
     NOT_CREATED,
     OK,
     CommandDecoder,
-    apply_changes,
     builder,
+    changes_applier,
     encode_answers,
     fields_getter,
 )
@@ -74,6 +74,7 @@ class Host:
         self.reply_fd = int(config["reply_fd"])
         self.spec = load_bot_alone(tuple(config["origin"]), config["bot"])
         self.bots: dict = {}
+        self.acts: dict = {}  # id -> its bot's act, bound when the bot was made
         self.views: dict = {}  # id -> (builder of its class, field values) of its last observation
         self.codes = array("i")
         self.seconds = array("d")
@@ -125,53 +126,68 @@ class Host:
         codes = self.codes
         times = self.seconds
         views = self.views
+        acts = self.acts
+        watchdog = self.watchdog
+        limit = self.move_time
+        apply = changes_applier()
         for command in batch:
             started += 1
-            self.started = progress[0] = started
+            progress[0] = started
             op = command[0]
             if op == "act_changes" or op == "act":
                 key = command[1]
+                act = acts.get(key)
                 if op == "act_changes":
                     view = views.get(key)
-                    if view is None:  # dropped since the worker made this command: answer ignored
+                    if view is None or act is None:  # dropped since the worker made this command
                         self.reply("gone", "the bot object no longer exists", 0.0)
                         continue
                     build, values = view
-                    apply_changes(values, command[2])
+                    apply(values, command[2])
                     observation = build(values)
                 else:
                     observation = command[2]
                     getter = fields_getter(type(observation))
                     if getter is not None:
                         views[key] = (builder(type(observation)), list(getter(observation)))
-                bot = self.bots.get(key)
-                if bot is None:
-                    self.reply("gone", "the bot object no longer exists", 0.0)
-                    continue
-                limit = self.move_time if len(command) < 4 else self.move_time + command[3]
-                status, value, seconds = self.act(bot, observation, limit)
-                if status == "ok":
+                    if act is None:
+                        self.reply("gone", "the bot object no longer exists", 0.0)
+                        continue
+                # (A copy of the legal actions: the bot may change the one it is given.)
+                # (with --time-bank, the seat's bank left comes last: it may take that longer)
+                bank = command[3] if len(command) >= 4 else 0.0
+                kind, value, seconds = timed_act(
+                    watchdog, limit + bank, act, observation, list(observation.legal_actions)
+                )
+                if kind is None:
                     codes.append(value)
                     times.append(seconds)
                 else:
-                    self.reply(status, value, seconds)
-                    self.watchdog.restore()
+                    self.reply(kind, value, seconds)
+                    watchdog.restore()
             elif op == "new":
                 self.new(*command[1:])
             elif op == "end":
                 self.end(*command[1:])
             elif op == "drop":
-                self.views.pop(command[1], None)
-                self.bots.pop(command[1], None)
+                self.forget(command[1])
                 self.reply("ok", None, 0.0)
+        self.started = started
+
+    def forget(self, key: int):
+        """The bot object of ``key``, no longer known here (None if it was not)."""
+        self.views.pop(key, None)
+        self.acts.pop(key, None)
+        return self.bots.pop(key, None)
 
     def new(self, key: int, seed: int, info) -> None:
         """Create a bot object for one seat of one game, and call its start(): a bot that could
         not be created is answered ``NOT_CREATED``, not ``FAULT`` (its seat forfeits)."""
-        self.views.pop(key, None)
+        self.forget(key)
         seating = seat_up(self.watchdog, self.move_time, self.spec.create, seed, info)
         if seating.bot is not None:
             self.bots[key] = seating.bot
+            self.acts[key] = seating.act  # bound once, as in every mode (``referee.inline``)
         if seating.kind is None:
             self.reply("ok", None, seating.seconds)
         else:
@@ -179,8 +195,7 @@ class Host:
 
     def end(self, key: int, result) -> None:
         """Call the bot object's end() and forget it."""
-        self.views.pop(key, None)
-        bot = self.bots.pop(key, None)
+        bot = self.forget(key)
         if bot is None or getattr(type(bot), "end", None) is None:
             self.reply("ok", None, 0.0)
             return

@@ -234,6 +234,8 @@ class IsolatedPlayer:
         self.chunks: deque[_Chunk] = deque()  # the tasks taken, oldest first
         self.waiting_start: deque[_Run] = deque()  # their games not begun yet
         self.ready: list[_Run] = []  # games owed no answer: their next decisions can go out
+        # bot name -> (what each command is for, the commands) made for a process still busy
+        self.unsent: dict[str, tuple[list, list]] = {}
         self.playing = 0  # games begun and not finished
         # As soon as some answers are in, their games move on and their next decisions go out,
         # so that the bot processes and the referee work at the same time.
@@ -248,7 +250,7 @@ class IsolatedPlayer:
                 while self.waiting_start and self.playing < IN_PLAY:
                     self.playing += 1
                     self._start(self.waiting_start.popleft())
-                if self.ready:
+                if self.ready or self.unsent:
                     self._send()
                 if self.playing:
                     self._collect()
@@ -307,14 +309,20 @@ class IsolatedPlayer:
             self.playing -= 1
 
     def _send(self) -> None:
-        """Move every game owed no answer to its next decisions; send them."""
-        batches: dict[str, tuple[list, list]] = {}
+        """Move every game owed no answer to its next decisions; send each idle process what
+        it is owed. A process still on its last batch gets its next commands when it has
+        answered that one, all at once: the batches are larger (fewer messages, system calls
+        and wake-ups per decision), and no command waits longer than the batch before it."""
+        batches = self.unsent
         ready, self.ready = self.ready, []
         for run in ready:
             if run.phase != "done" and not run.waiting:  # (a replayed game may be listed twice)
                 self._next_commands(run, batches)
-        now = time.monotonic()
-        for name, (expected, commands) in batches.items():
+        for name in list(batches):
+            process = self.processes.get(name)
+            if process is not None and process.expected:
+                continue  # busy: its commands wait for its answers (or its end: ``_failed``)
+            expected, commands = batches.pop(name)
             try:
                 process = self._process(name)
             except IsolationError as exc:
@@ -323,6 +331,9 @@ class IsolatedPlayer:
                     if run.attempt == attempt:
                         self._lose(run, op, seat, "crash", str(exc), blame=True)
                 continue
+            # (Read after _process, which may have started a process: that took a while, and
+            # must not count as time this process's first command took.)
+            now = time.monotonic()
             if not process.expected:
                 process.last_progress = now
             # The attempt is the one the command was made for: a game may have been restarted
@@ -336,7 +347,7 @@ class IsolatedPlayer:
         """Settle the answers that are in, waiting for some; handle processes that fail."""
         owing = {p.reply_fd: (name, p) for name, p in self.processes.items() if p.expected}
         if not owing:
-            if not self.ready:
+            if not self.ready and not self.unsent:
                 raise RuntimeError("internal error: a game waits for an answer nobody owes")
             return
         ready, _, _ = select.select(list(owing), [], [], self.poll)
@@ -474,6 +485,8 @@ class IsolatedPlayer:
         culprit = pending[begun - 1] if 0 < begun <= len(pending) else None
         if culprit is None and pending:
             culprit = pending[0]
+        # Then the commands made for it and not sent yet: as if it had not begun them.
+        pending += self.unsent.pop(name, ((), ()))[0]
         for entry in pending:
             run, op, seat, attempt = entry
             if run.attempt == attempt:

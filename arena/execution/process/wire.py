@@ -16,14 +16,15 @@ present; the same results, object for object). It is used when built, unless
 ``ARENA_PURE_PYTHON_WIRE=1`` or :func:`use_c_extension` says otherwise; :func:`implementation`
 tells which runs.
 
-Observations, ``GameInfo`` and ``GameResult`` are pickled by the encoder's own reducers
-(``_reducers``): the field values in order, smaller and faster than pickle's default for slotted
-objects. The games know nothing of it.
+Observations, ``GameInfo``, ``GameResult`` and the slotted dataclasses of the games' modules (How
+Low's ``Showdown``) are pickled by the encoder's own reducers (``_reducers``): the field values in
+order, smaller and faster than pickle's default for slotted objects. The games know nothing of it.
 """
 
 from __future__ import annotations
 
 import copyreg
+import dataclasses
 import io
 import json
 import operator
@@ -62,7 +63,7 @@ MAX_SHARED = 10_000  # tuples of one engine table that both ends memorise (every
 def known_objects(games) -> list:
     """What both ends memorise first: the names of the commands, cards, suits, and from the games'
     modules their classes and their tables of card tuples."""
-    known: list = [*COMMANDS, *CARDS, *SUITS, rebuild_observation, _tuple_new]
+    known: list = [*COMMANDS, *CARDS, *SUITS, rebuild_observation, rebuild_dataclass, _tuple_new]
     known += (copyreg.__newobj__, copyreg._reconstructor)
     atoms = {id(k) for k in known}
     for game in games:
@@ -245,6 +246,11 @@ def apply_changes(values: list, found: list) -> None:
             values[i] = values[j] + value
 
 
+def changes_applier() -> Callable:
+    """``apply_changes`` itself: the C function when the extension is in use."""
+    return _wire_c.apply_changes if _use_c else apply_changes
+
+
 _BUILDERS: dict[type, Callable] = {}
 
 
@@ -307,6 +313,45 @@ def _reduce_game_info(info: GameInfo) -> tuple:
     return GameInfo, fields
 
 
+_DATACLASS_FIELDS: dict[type, tuple[tuple[str, ...], Callable]] = {}
+
+
+def _slotted_dataclass(cls) -> bool:
+    return (
+        isinstance(cls, type)
+        and dataclasses.is_dataclass(cls)
+        and "__slots__" in vars(cls)
+        and not issubclass(cls, Observation)
+    )
+
+
+def _dataclass_fields(cls: type) -> tuple[tuple[str, ...], Callable]:
+    found = _DATACLASS_FIELDS.get(cls)
+    if found is None:
+        names = tuple(f.name for f in dataclasses.fields(cls))
+        getter = operator.attrgetter(*names) if len(names) > 1 else _one_value(names)
+        found = _DATACLASS_FIELDS[cls] = (names, getter)
+    return found
+
+
+def _one_value(names: tuple[str, ...]) -> Callable:
+    return lambda value: tuple(getattr(value, name) for name in names)
+
+
+def _reduce_dataclass(value) -> tuple:
+    # A game's own slotted dataclass (a showdown): its field values in order. Its default
+    # pickling, and unpickling, call dataclasses.fields() every time, in Python.
+    return rebuild_dataclass, (type(value), _dataclass_fields(type(value))[1](value))
+
+
+def rebuild_dataclass(cls: type, values: tuple):
+    """A slotted dataclass (frozen or not) made of its field values (``_reduce_dataclass``)."""
+    value = object.__new__(cls)
+    for name, field_value in zip(_dataclass_fields(cls)[0], values, strict=True):
+        object.__setattr__(value, name, field_value)
+    return value
+
+
 def _reducers(known: list) -> dict:
     """The pickler's own ways of writing the values that cross to bot processes most often."""
     # A known named tuple (a finished trick) is made again by tuple.__new__, in C on both ends:
@@ -316,6 +361,9 @@ def _reducers(known: list) -> dict:
     for cls in known:
         if isinstance(cls, type) and issubclass(cls, Observation) and len(cls.fields) > 1:
             table[cls] = _reduce_observation
+    for cls in known:
+        if _slotted_dataclass(cls) and cls not in (GameResult, GameInfo):
+            table[cls] = _reduce_dataclass
     table[GameResult] = _reduce_game_result
     table[GameInfo] = _reduce_game_info
     return table
