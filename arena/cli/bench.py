@@ -18,8 +18,21 @@ def bench(
             "--harness/--engine-only", help="Also measure full runs (referee, ratings, storage)."
         ),
     ] = True,
+    peers: Annotated[
+        bool,
+        typer.Option(
+            "--peers",
+            help="Instead: arena's engines beside OpenSpiel's euchre, hearts and oh_hell "
+            "(needs arena[rl]).",
+        ),
+    ] = False,
 ) -> None:
     """Measure decisions per second of the bare engines and of full runs with four random bots."""
+    if peers:
+        from arena.bench.peers import run_peers
+
+        run_peers(games=games, repeats=repeats, echo=typer.echo)
+        return
     from arena.bench.harness import run_bench
 
     run_bench(games=games, repeats=repeats, harness=harness, echo=typer.echo)
