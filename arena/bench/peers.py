@@ -68,12 +68,15 @@ def openspiel_playout(game, decisions: int, seed: int = 1) -> tuple[int, float]:
         state = game.new_initial_state()
         while not state.is_terminal():
             if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                chosen = outcomes[-1][0]  # (if rounding leaves the draw unspent)
                 left = uniform()
-                for action, probability in state.chance_outcomes():
+                for action, probability in outcomes:
                     left -= probability
                     if left < 0:
+                        chosen = action
                         break
-                state.apply_action(action)  # (rounding: the last outcome when nothing is left)
+                state.apply_action(chosen)
             else:
                 legal = state.legal_actions()
                 state.apply_action(legal[randrange(len(legal))])
