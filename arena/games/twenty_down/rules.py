@@ -23,7 +23,7 @@ from bisect import bisect_left
 from typing import Any, ClassVar, NamedTuple
 
 import arena.games.base as base
-from arena.cards import ASCII_NAMES, CARDS, DIAMONDS, HEARTS, SUITS, Card, piquet_pack
+from arena.cards import ASCII_NAMES, DIAMONDS, HEARTS, SUITS, Card, piquet_pack
 from arena.games.base import TERMINAL, Chance, GameResult, competition_ranks
 from arena.games.discards import MAX_DISCARD, as_discard, discards_up_to
 from arena.games.discards import PAIR as _PAIR  # (the wire memorises a module's tables)
@@ -172,7 +172,7 @@ def _exchange_options(hand: list[Card]) -> list[tuple[Card, ...]]:
 _COPIED_FIELDS = (
     "history",
     "points",
-    "talon",
+    "_talon",
     "discards",
     "exchanged",
     "playing",
@@ -193,7 +193,7 @@ class TwentyDownState(base.State):
 
     __slots__ = (
         "chance",
-        "hands",
+        "_hands",
         *_COPIED_FIELDS,
         # the rest a clone shares with its original (_SHARED_FIELDS)
         "game",
@@ -215,6 +215,7 @@ class TwentyDownState(base.State):
         "_brostedt",
         "_pub",
         "_pub_prev",
+        "_pending",
         "last_tricks",
     )
 
@@ -224,6 +225,9 @@ class TwentyDownState(base.State):
         self._brostedt = game.variant == "brostedt"
         self._pub = None
         self._pub_prev = None
+        self._pending = False
+        self._hands = [[], [], [], []]  # the cards come with the first deal's draw
+        self._talon = []
         self.last_tricks = ()
         self.points = [game.params["start_points"]] * 4
         self.dealer = chance.randrange("dealer", 4)  # TD-4
@@ -239,6 +243,23 @@ class TwentyDownState(base.State):
         """The state's own list (kept per decision for speed): read it, do not change it."""
         return self._legal
 
+    @property
+    def hands(self) -> list[list[Card]]:
+        if self._pending:
+            self._draw_deal()
+        return self._hands
+
+    @property
+    def talon(self) -> list[Card]:
+        if self._pending:
+            self._draw_deal()
+        return self._talon
+
+    def record(self) -> dict:
+        if self._pending:
+            self._draw_deal()
+        return super().record()
+
     def is_terminal(self) -> bool:
         return self.phase == OVER
 
@@ -252,6 +273,8 @@ class TwentyDownState(base.State):
         if type(seat) is not int or not 0 <= seat < 4:  # (the fast test first: a plain int)
             if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < 4:
                 raise base.GameError(f"{self._name}: there is no seat {seat!r} (seats are 0-3)")
+        if self._pending:
+            self._draw_deal()
         pub = self._pub
         if pub is None:
             # The public tuples change at most once a trick: built once, shared until then. One
@@ -281,7 +304,7 @@ class TwentyDownState(base.State):
         obs.game = self._name
         obs.seat = seat
         obs.legal_actions = self._legal[:] if seat == self._player else []
-        obs.hand = tuple(self.hands[seat])
+        obs.hand = tuple(self._hands[seat])
         obs.dealer = self.dealer
         obs.forehand = self.forehand
         obs.trump = self.trump
@@ -298,11 +321,11 @@ class TwentyDownState(base.State):
         o = _new_state(TwentyDownState)
         o.game = self.game
         o.chance = self.chance.copy()
-        h = self.hands
-        o.hands = [h[0][:], h[1][:], h[2][:], h[3][:]]
+        h = self._hands
+        o._hands = [h[0][:], h[1][:], h[2][:], h[3][:]]
         o.history = self.history[:]
         o.points = self.points[:]
-        o.talon = self.talon[:]
+        o._talon = self._talon[:]
         o.discards = self.discards[:]
         o.exchanged = self.exchanged[:]
         o.playing = self.playing[:]
@@ -327,6 +350,7 @@ class TwentyDownState(base.State):
         o._brostedt = self._brostedt
         o._pub = self._pub
         o._pub_prev = self._pub_prev
+        o._pending = self._pending
         o.last_tricks = self.last_tricks
         return o
 
@@ -369,7 +393,7 @@ class TwentyDownState(base.State):
             else:  # TRUMP
                 self._set_trump(action)
             return
-        self.hands[p].remove(action)
+        self._hands[p].remove(action)
         trick = self.trick
         trick.append((p, action))
         n = len(trick)
@@ -388,7 +412,7 @@ class TwentyDownState(base.State):
         if n < self._trick_size:
             p = self._next[p]
             self._player = p
-            hand = self.hands[p]
+            hand = self._hands[p]
             # TD-9: follow suit, else trump, else anything (the suit's run in the sorted hand)
             led = self._led
             lo = bisect_left(hand, _SUIT_LO[led])
@@ -413,7 +437,7 @@ class TwentyDownState(base.State):
             return
         self.leader = winner
         self._player = winner
-        self._legal = self.hands[winner][:]
+        self._legal = self._hands[winner][:]
 
     def _start_deal(self) -> None:
         """Deal from the deck order of chance event ``deal-n`` (TD-5).
@@ -426,12 +450,7 @@ class TwentyDownState(base.State):
         """
         self.deal += 1
         self._pub = None
-        order = self.chance.shuffled(f"deal-{self.deal}", PACK)
         fh = self.forehand = _NEXT_SEAT[self.dealer]
-        hands: list[list[Card]] = [[], [], [], []]
-        for k in range(4):
-            hands[(fh + k) % 4] = order[2 * k : 2 * k + 2]
-        self.hands = hands
         self.discards = []
         self.exchanged = [None, None, None, None]
         self.playing = [None] * 4 if self._brostedt else [True] * 4
@@ -445,23 +464,41 @@ class TwentyDownState(base.State):
         self._next = _NEXT_SEAT
         self._trick_size = 4
         self._player = fh
-        self.talon = order[8:]  # the undealt rest: three each follow once trump is known
+        self._pending = True
         if self.deal > self.game.params["fixed_trump_after"]:  # TD-6
+            self._draw_deal(sort=False)  # _set_trump sorts the five cards
             self._set_trump(HEARTS)
         else:
             self.trump = None
             self._trump = -1
             self.phase = TRUMP
+            self._legal = list(SUITS)  # TD-19: any of the four suits, whatever the two cards
+            if type(self.chance) is not Chance:
+                self._draw_deal()  # another source of chance (arena.envs' chance nodes) sees it now
+
+    def _draw_deal(self, sort: bool = True) -> None:
+        """The cards of the deal ``_start_deal`` began. Drawn when first needed (trump named, an
+        observation, the hands read, a record): a playout that stops as a deal ends, as a search
+        bot's do, never shuffles for the next one. The deal's chance stream is its own, so when
+        it is drawn changes nothing in it."""
+        self._pending = False
+        order = self.chance.shuffled(f"deal-{self.deal}", PACK)
+        h = [order[0:2], order[2:4], order[4:6], order[6:8]]  # forehand's first, clockwise
+        k = 4 - self.forehand
+        hands = self._hands = h[k:] + h[:k]
+        self._talon = order[8:]  # the undealt rest: three each follow once trump is known
+        if sort:
             for hand in hands:
                 hand.sort()
-            self._legal = list(SUITS)  # TD-19: any of the four suits, whatever the two cards
 
     def _set_trump(self, suit: Any) -> None:
+        if self._pending:
+            self._draw_deal()
         self.trump = SUITS[suit]
         self._trump = int(suit)
         fh = self.forehand
-        talon = self.talon
-        hands = self.hands
+        talon = self._talon
+        hands = self._hands
         for k in range(4):
             hand = hands[(fh + k) % 4]
             hand.extend(talon[3 * k : 3 * k + 3])
@@ -475,11 +512,11 @@ class TwentyDownState(base.State):
         p = self._player
         n = len(discard)
         if n:
-            hand = self.hands[p]
+            hand = self._hands[p]
             for c in discard:
                 hand.remove(c)
             self.discards.extend(discard)
-            talon = self.talon
+            talon = self._talon
             hand.extend(talon[:n])
             del talon[:n]
             hand.sort()
@@ -487,7 +524,7 @@ class TwentyDownState(base.State):
         p = _NEXT_SEAT[p]
         if p != self.forehand:
             self._player = p
-            self._legal = _exchange_options(self.hands[p])
+            self._legal = _exchange_options(self._hands[p])
         elif self._brostedt and self._trump != DIAMONDS:
             self.phase = DECIDE
             self.playing[p] = True  # forehand must stay: not asked
@@ -527,7 +564,7 @@ class TwentyDownState(base.State):
         fh = self.forehand
         self.leader = fh
         self._player = fh
-        self._legal = self.hands[fh][:]
+        self._legal = self._hands[fh][:]
 
     def _score_deal(self) -> None:
         """TD-11 .. TD-14, then TD-15 / TD-16."""
@@ -564,6 +601,7 @@ class TwentyDownState(base.State):
         self._brostedt = self.game.variant == "brostedt"
         self._pub = None
         self._pub_prev = None
+        self._pending = False
         phase = self.phase
         fh = self.forehand
         self._trump = -1 if self.trump is None else int(self.trump)
@@ -577,7 +615,7 @@ class TwentyDownState(base.State):
             p = fh
             while self.exchanged[p] is not None:
                 p = _NEXT_SEAT[p]
-            self._player, self._legal = p, _exchange_options(self.hands[p])
+            self._player, self._legal = p, _exchange_options(self._hands[p])
         elif phase == DECIDE:
             p = _NEXT_SEAT[fh]
             while self.playing[p] is not None:
@@ -588,19 +626,19 @@ class TwentyDownState(base.State):
             self._start_play()
             self.leader = trick[0][0] if trick else (self.tricks[-1].winner if self.tricks else fh)
             self._player = self.leader
-            self._legal = self.hands[self.leader][:]
+            self._legal = self._hands[self.leader][:]
             self.trick = []
             for seat, card in trick:
                 # the trick so far goes through the hot path again, which sets the bookkeeping
                 if seat != self._player:
                     raise base.GameError(f"{self.game.name}: seat {seat} played out of turn")
-                self.hands[seat].append(card)
+                self._hands[seat].append(card)
                 self._legal = [card]
                 self.apply_legal(0)
                 self.history.pop()
 
 
-_SHARED_FIELDS = base.other_slots(TwentyDownState, _COPIED_FIELDS, ("chance", "hands"))
+_SHARED_FIELDS = base.other_slots(TwentyDownState, _COPIED_FIELDS, ("chance", "_hands"))
 _new_state = object.__new__
 
 
@@ -673,7 +711,15 @@ class TwentyDown(base.Game):
         ``hidden_cards(observation, discarded).state(rng)`` is the same, with the reading of the
         observation done once for many samples.
         """
-        return HiddenCards(self, observation, discarded).state(rng)
+        hidden = self.__dict__.get("_hidden")  # the last observation's, for many samples of it
+        if hidden is None or not hidden.reads(observation, discarded):
+            hidden = self._hidden = HiddenCards(self, observation, discarded)
+        return hidden.state(rng)
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        state.pop("_hidden", None)  # determinize's memo: not a fact of the game
+        return state
 
     def hidden_cards(self, observation: TwentyDownObservation, discarded: Any = ()) -> HiddenCards:
         """What ``observation`` proves about the cards it does not show, read once: ``state(rng)``
@@ -690,6 +736,8 @@ class HiddenCards:
     __slots__ = (
         "game",
         "obs",
+        "read",
+        "discarded_key",
         "phase",
         "own",
         "others",
@@ -716,19 +764,29 @@ class HiddenCards:
         n_discards = 0 if phase == TRUMP else sum(n for n in obs.exchanged if n is not None)
         if len(discarded) > n_discards or any(c in seen for c in discarded):
             raise base.GameError(f"{name}: the remembered discards do not fit the observation")
+        self.discarded_key = tuple(discarded)
         seen.update(discarded)
         self.game = game
         self.obs = obs
+        self.read = _observed(obs)
         self.phase = phase
-        self.own = sorted(int(c) for c in obs.hand)
+        self.own = sorted(obs.hand)
         self.others = [p for p in range(4) if p != seat]
-        self.unseen = [int(c) for c in PACK if c not in seen]
+        self.unseen = [c for c in PACK if c not in seen]
         self.slots = [(p, sizes[p], voids[p]) for p in self.others]
         self.discarded = discarded
         self.need = n_discards - len(discarded)
         self.playing = playing
 
-    def _draw(self, rng: Any) -> tuple[list[list[int]], list[int], float]:
+    def reads(self, obs: TwentyDownObservation, discarded: Any) -> bool:
+        """Whether this was read from an observation with these very facts, and these discards."""
+        return (
+            obs is self.obs
+            and _observed(obs) == self.read
+            and tuple(discarded) == self.discarded_key
+        )
+
+    def _draw(self, rng: Any) -> tuple[list[list[Card]], list[Card], float]:
         hands_out, rest = _sample_placement(self.unseen, self.slots, rng)
         if hands_out is None:
             name = self.game.name
@@ -744,7 +802,7 @@ class HiddenCards:
         """A sample of the cards as plain ints: the four hands (sorted) and the talon (top
         first). The discard pile is what is left."""
         hands, rest, _ = self._draw(rng)
-        return hands, rest[self.need :]
+        return [list(map(int, hand)) for hand in hands], list(map(int, rest[self.need :]))
 
     def state(self, rng: Any) -> TwentyDownState:
         """A full state of a sample (``TwentyDown.determinize``)."""
@@ -760,11 +818,10 @@ class HiddenCards:
         state.deal = obs.deal
         state.trump = obs.trump
         state.phase = self.phase
-        cards = CARDS
-        state.hands = [[cards[c] for c in hand] for hand in hands]
+        state._hands = hands
         need = self.need
-        state.discards = self.discarded + [cards[c] for c in rest[:need]]
-        state.talon = [cards[c] for c in rest[need:]]
+        state.discards = self.discarded + rest[:need]
+        state._talon = rest[need:]
         state.exchanged = list(obs.exchanged)
         state.playing = self.playing[:]
         state.tricks = list(obs.tricks)
@@ -774,6 +831,27 @@ class HiddenCards:
         state.leader = obs.forehand
         state._resume()
         return state
+
+
+def _observed(obs: TwentyDownObservation) -> tuple:
+    """The facts of an observation ``HiddenCards`` reads (compared to tell a changed one)."""
+    return (
+        obs.game,
+        obs.seat,
+        obs.hand,
+        obs.phase,
+        obs.trump,
+        obs.tricks,
+        obs.current_trick,
+        obs.exchanged,
+        obs.playing,
+        obs.points,
+        obs.dealer,
+        obs.forehand,
+        obs.deal,
+        obs.tricks_won,
+        obs.last_tricks,
+    )
 
 
 _sample_placement = sample_placement  # (the name the property tests know it by)
