@@ -320,8 +320,8 @@ def hl_position(seed=2):
 @pytest.mark.parametrize("phase", ["play", "exchange", "trump"])
 def test_td_search_uses_exactly_its_iterations(td, monkeypatch, phase):
     calls = []
-    real = td.sample_deal
-    monkeypatch.setattr(td, "sample_deal", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = td.sample_cards
+    monkeypatch.setattr(td, "sample_cards", lambda *a, **k: calls.append(1) or real(*a, **k))
     game, obs = td_position(phase=phase)
     bot = make_bot(
         td.TwentyDownSearch, game, obs.seat, 1, move_time=60, iterations=13, time_budget=30

@@ -26,6 +26,14 @@ def bench(
             "the deal) from fixed mid-game positions, each game; --games playouts per position.",
         ),
     ] = False,
+    peers: Annotated[
+        bool,
+        typer.Option(
+            "--peers",
+            help="Instead: arena's engines beside OpenSpiel's euchre, hearts and oh_hell "
+            "(needs arena[rl]).",
+        ),
+    ] = False,
 ) -> None:
     """Measure decisions per second of the bare engines and of full runs with four random bots."""
     if playouts:
@@ -33,6 +41,11 @@ def bench(
 
         for line in playout_lines(playouts=games, repeats=repeats):
             typer.echo(line)
+        return
+    if peers:
+        from arena.bench.peers import run_peers
+
+        run_peers(games=games, repeats=repeats, echo=typer.echo)
         return
     from arena.bench.harness import run_bench
 

@@ -20,15 +20,14 @@ with ``State``'s checks, errors and messages.
 from __future__ import annotations
 
 from bisect import bisect_left
-from math import comb
 from typing import Any, ClassVar, NamedTuple
 
 import arena.games.base as base
 from arena.cards import ASCII_NAMES, DIAMONDS, HEARTS, SUITS, Card, piquet_pack
-from arena.games.base import TERMINAL, Chance, GameResult, clone_fields, competition_ranks
-from arena.games.discards import MAX_DISCARD, as_discard, discards_of_five, discards_up_to
-from arena.games.discards import PAIR as _PAIR  # noqa: F401 (the wire memorises a module's tables)
-from arena.games.discards import SINGLE as _SINGLE  # noqa: F401
+from arena.games.base import TERMINAL, Chance, GameResult, competition_ranks
+from arena.games.discards import MAX_DISCARD, as_discard, discards_up_to
+from arena.games.discards import PAIR as _PAIR  # (the wire memorises a module's tables)
+from arena.games.discards import SINGLE as _SINGLE
 from arena.games.twenty_down.bot_template import TEMPLATE
 from arena.games.twenty_down.drawing import table_drawing
 from arena.games.twenty_down.encoding import TwentyDownEncoding
@@ -42,6 +41,7 @@ from arena.games.twenty_down.phases import (
     STAY,
     TRUMP,
 )
+from arena.games.twenty_down.sampling import proven_by_play, sample_placement
 from arena.games.twenty_down.view import RULES, TwentyDownNarrator, prompt_line, table_lines
 
 PACK: tuple[Card, ...] = tuple(piquet_pack())
@@ -119,11 +119,52 @@ class TwentyDownObservation(base.Observation):
 _new_observation = object.__new__
 
 
+def _options_of_five_table():
+    """``discards_of_five`` for the 32-card pack from tables made once: every discard is a tuple
+    made here (singles and pairs the shared ones of ``arena.games.discards``), so that listing a
+    hand's 26 discards allocates only the list. The table is closed over, not a module global:
+    the process wire memorises a rules module's tuple tables, and this one need not go there."""
+    index = [-1] * 52
+    for i, c in enumerate(PACK):
+        index[c] = i
+    index = tuple(index)
+    triples = tuple(
+        tuple(
+            tuple((a, b, c) if i < j < k else None for k, c in enumerate(PACK))
+            for j, b in enumerate(PACK)
+        )
+        for i, a in enumerate(PACK)
+    )
+    single = _SINGLE
+    pair = _PAIR
+
+    def options(hand: list[Card]) -> list[tuple[Card, ...]]:
+        a, b, c, d, e = hand
+        ia, ib, ic, id_, ie = index[a], index[b], index[c], index[d], index[e]
+        ta = triples[ia]
+        tab, tac, tad = ta[ib], ta[ic], ta[id_]
+        tb = triples[ib]
+        tbc, tbd = tb[ic], tb[id_]
+        tcd = triples[ic][id_]
+        pa, pb, pc = pair[a], pair[b], pair[c]
+        return [
+            (), single[a], single[b], single[c], single[d], single[e],
+            pa[b], pa[c], pa[d], pa[e], pb[c], pb[d], pb[e], pc[d], pc[e], pair[d][e],
+            tab[ic], tab[id_], tab[ie], tac[id_], tac[ie], tad[ie],
+            tbc[id_], tbc[ie], tbd[ie], tcd[ie],
+        ]  # fmt: skip
+
+    return options
+
+
+_options_of_five = _options_of_five_table()
+
+
 def _exchange_options(hand: list[Card]) -> list[tuple[Card, ...]]:
     """Every set of 0-3 cards of a sorted hand, each once, as sorted tuples (TD-7, TD-19)."""
     if len(hand) != 5:
         return discards_up_to(hand, MAX_DISCARD)
-    return discards_of_five(hand)  # always the case in play
+    return _options_of_five(hand)  # always the case in play
 
 
 # The flat lists a clone copies; it copies the hands itself, and shares every other slot:
@@ -131,7 +172,7 @@ def _exchange_options(hand: list[Card]) -> list[tuple[Card, ...]]:
 _COPIED_FIELDS = (
     "history",
     "points",
-    "talon",
+    "_talon",
     "discards",
     "exchanged",
     "playing",
@@ -152,7 +193,7 @@ class TwentyDownState(base.State):
 
     __slots__ = (
         "chance",
-        "hands",
+        "_hands",
         *_COPIED_FIELDS,
         # the rest a clone shares with its original (_SHARED_FIELDS)
         "game",
@@ -174,6 +215,7 @@ class TwentyDownState(base.State):
         "_brostedt",
         "_pub",
         "_pub_prev",
+        "_pending",
         "last_tricks",
     )
 
@@ -183,6 +225,9 @@ class TwentyDownState(base.State):
         self._brostedt = game.variant == "brostedt"
         self._pub = None
         self._pub_prev = None
+        self._pending = False
+        self._hands = [[], [], [], []]  # the cards come with the first deal's draw
+        self._talon = []
         self.last_tricks = ()
         self.points = [game.params["start_points"]] * 4
         self.dealer = chance.randrange("dealer", 4)  # TD-4
@@ -198,6 +243,23 @@ class TwentyDownState(base.State):
         """The state's own list (kept per decision for speed): read it, do not change it."""
         return self._legal
 
+    @property
+    def hands(self) -> list[list[Card]]:
+        if self._pending:
+            self._draw_deal()
+        return self._hands
+
+    @property
+    def talon(self) -> list[Card]:
+        if self._pending:
+            self._draw_deal()
+        return self._talon
+
+    def record(self) -> dict:
+        if self._pending:
+            self._draw_deal()
+        return super().record()
+
     def is_terminal(self) -> bool:
         return self.phase == OVER
 
@@ -211,6 +273,8 @@ class TwentyDownState(base.State):
         if type(seat) is not int or not 0 <= seat < 4:  # (the fast test first: a plain int)
             if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < 4:
                 raise base.GameError(f"{self._name}: there is no seat {seat!r} (seats are 0-3)")
+        if self._pending:
+            self._draw_deal()
         pub = self._pub
         if pub is None:
             # The public tuples change at most once a trick: built once, shared until then. One
@@ -240,7 +304,7 @@ class TwentyDownState(base.State):
         obs.game = self._name
         obs.seat = seat
         obs.legal_actions = self._legal[:] if seat == self._player else []
-        obs.hand = tuple(self.hands[seat])
+        obs.hand = tuple(self._hands[seat])
         obs.dealer = self.dealer
         obs.forehand = self.forehand
         obs.trump = self.trump
@@ -251,9 +315,44 @@ class TwentyDownState(base.State):
         return obs
 
     def clone(self) -> TwentyDownState:
-        other = clone_fields(self, _SHARED_FIELDS, _COPIED_FIELDS)
-        other.hands = [h[:] for h in self.hands]
-        return other
+        """A copy to play on: the flat lists and the hands copied, every other slot shared
+        (immutable values, and lists and tuples that are only ever replaced), written out slot by
+        slot because search bots clone at every playout (a test checks that no slot is missed)."""
+        o = _new_state(TwentyDownState)
+        o.game = self.game
+        o.chance = self.chance.copy()
+        h = self._hands
+        o._hands = [h[0][:], h[1][:], h[2][:], h[3][:]]
+        o.history = self.history[:]
+        o.points = self.points[:]
+        o._talon = self._talon[:]
+        o.discards = self.discards[:]
+        o.exchanged = self.exchanged[:]
+        o.playing = self.playing[:]
+        o.tricks = self.tricks[:]
+        o.trick = self.trick[:]
+        o.tricks_won = self.tricks_won[:]
+        o.dealer = self.dealer
+        o.forehand = self.forehand
+        o.deal = self.deal
+        o.trump = self.trump
+        o.phase = self.phase
+        o.leader = self.leader
+        o._player = self._player
+        o._legal = self._legal
+        o._trump = self._trump
+        o._led = self._led
+        o._best = self._best
+        o._best_seat = self._best_seat
+        o._next = self._next
+        o._trick_size = self._trick_size
+        o._name = self._name
+        o._brostedt = self._brostedt
+        o._pub = self._pub
+        o._pub_prev = self._pub_prev
+        o._pending = self._pending
+        o.last_tricks = self.last_tricks
+        return o
 
     def __repr__(self) -> str:
         return (
@@ -263,68 +362,82 @@ class TwentyDownState(base.State):
 
     # --- applying actions -------------------------------------------------------------------
 
-    def apply_legal(self, index: int) -> None:
-        """Play ``legal_actions()[index]`` (``State.apply_legal`` without its repeated calls)."""
-        action = self._legal[index]
-        self.history.append((self._player, action))
-        self._apply(action)
+    def apply_action(self, action: Any, seat: int | None = None) -> None:
+        """``State.apply_action``: the same checks, errors and messages, then ``apply_legal``."""
+        player = self._player
+        if player == TERMINAL or (seat is not None and seat != player):
+            raise base.wrong_turn(self._name, player, seat)
+        try:
+            index = self._legal.index(action)
+        except (ValueError, TypeError):
+            raise base.illegal_action(self._name, action, player) from None
+        self.apply_legal(index)
 
     def _apply(self, action: Any) -> None:
-        if self.phase == PLAY:
-            # The hot path: one card to the trick (TD-8 .. TD-10).
-            p = self._player
-            self.hands[p].remove(action)
-            trick = self.trick
-            trick.append((p, action))
-            n = len(trick)
-            if n == 1:
-                self._led = _SUIT[action]
-                self._best = action
-                self._best_seat = p
-            else:
-                # TD-10: the highest trump, else the highest card of the suit led
-                best = self._best
-                s = _SUIT[action]
-                bs = _SUIT[best]
-                if (s == bs and action > best) or (s == self._trump and bs != s):
-                    self._best = action
-                    self._best_seat = p
-            if n < self._trick_size:
-                p = self._next[p]
-                self._player = p
-                hand = self.hands[p]
-                # TD-9: follow suit, else trump, else anything (the suit's run in the sorted hand)
-                led = self._led
-                lo = bisect_left(hand, _SUIT_LO[led])
-                hi = bisect_left(hand, _SUIT_HI[led], lo)
-                if lo == hi:
-                    t = self._trump
-                    lo = bisect_left(hand, _SUIT_LO[t])
-                    hi = bisect_left(hand, _SUIT_HI[t], lo)
-                    if lo == hi:
-                        lo = 0
-                        hi = len(hand)
-                self._legal = hand[lo:hi]
-                return
-            winner = self._best_seat
-            self.tricks.append(_new_tuple(Trick, (self.leader, tuple(trick), winner)))
-            self.tricks_won[winner] += 1
-            self.trick = []
-            self._pub = None
-            if len(self.tricks) == 5:
-                self._score_deal()
-                return
-            self.leader = winner
-            self._player = winner
-            self._legal = self.hands[winner][:]
-        else:
+        self.apply_legal(self._legal.index(action))
+        self.history.pop()
+
+    def apply_legal(self, index: int) -> None:
+        """Play ``legal_actions()[index]``: every action goes through here, and playing a card
+        (TD-8 .. TD-10), the hot path, is written out in it."""
+        action = self._legal[index]
+        p = self._player
+        self.history.append((p, action))
+        if self.phase != PLAY:
             self._pub = None  # every other decision changes a public tuple (or the phase)
-            if self.phase == EXCHANGE:
+            phase = self.phase
+            if phase == EXCHANGE:
                 self._exchange(action)
-            elif self.phase == DECIDE:
+            elif phase == DECIDE:
                 self._decide(action)
             else:  # TRUMP
                 self._set_trump(action)
+            return
+        self._hands[p].remove(action)
+        trick = self.trick
+        trick.append((p, action))
+        n = len(trick)
+        if n == 1:
+            self._led = _SUIT[action]
+            self._best = action
+            self._best_seat = p
+        else:
+            # TD-10: the highest trump, else the highest card of the suit led
+            best = self._best
+            s = _SUIT[action]
+            bs = _SUIT[best]
+            if (s == bs and action > best) or (s == self._trump and bs != s):
+                self._best = action
+                self._best_seat = p
+        if n < self._trick_size:
+            p = self._next[p]
+            self._player = p
+            hand = self._hands[p]
+            # TD-9: follow suit, else trump, else anything (the suit's run in the sorted hand)
+            led = self._led
+            lo = bisect_left(hand, _SUIT_LO[led])
+            hi = bisect_left(hand, _SUIT_HI[led], lo)
+            if lo == hi:
+                t = self._trump
+                lo = bisect_left(hand, _SUIT_LO[t])
+                hi = bisect_left(hand, _SUIT_HI[t], lo)
+                if lo == hi:
+                    self._legal = hand[:]
+                    return
+            self._legal = hand[lo:hi]
+            return
+        winner = self._best_seat
+        tricks = self.tricks
+        tricks.append(_new_tuple(Trick, (self.leader, tuple(trick), winner)))
+        self.tricks_won[winner] += 1
+        self.trick = []
+        self._pub = None
+        if len(tricks) == 5:
+            self._score_deal()
+            return
+        self.leader = winner
+        self._player = winner
+        self._legal = self._hands[winner][:]
 
     def _start_deal(self) -> None:
         """Deal from the deck order of chance event ``deal-n`` (TD-5).
@@ -337,12 +450,7 @@ class TwentyDownState(base.State):
         """
         self.deal += 1
         self._pub = None
-        order = self.chance.shuffled(f"deal-{self.deal}", PACK)
         fh = self.forehand = _NEXT_SEAT[self.dealer]
-        hands: list[list[Card]] = [[], [], [], []]
-        for k in range(4):
-            hands[(fh + k) % 4] = order[2 * k : 2 * k + 2]
-        self.hands = hands
         self.discards = []
         self.exchanged = [None, None, None, None]
         self.playing = [None] * 4 if self._brostedt else [True] * 4
@@ -356,23 +464,41 @@ class TwentyDownState(base.State):
         self._next = _NEXT_SEAT
         self._trick_size = 4
         self._player = fh
-        self.talon = order[8:]  # the undealt rest: three each follow once trump is known
+        self._pending = True
         if self.deal > self.game.params["fixed_trump_after"]:  # TD-6
+            self._draw_deal(sort=False)  # _set_trump sorts the five cards
             self._set_trump(HEARTS)
         else:
             self.trump = None
             self._trump = -1
             self.phase = TRUMP
+            self._legal = list(SUITS)  # TD-19: any of the four suits, whatever the two cards
+            if type(self.chance) is not Chance:
+                self._draw_deal()  # another source of chance (arena.envs' chance nodes) sees it now
+
+    def _draw_deal(self, sort: bool = True) -> None:
+        """The cards of the deal ``_start_deal`` began. Drawn when first needed (trump named, an
+        observation, the hands read, a record): a playout that stops as a deal ends, as a search
+        bot's do, never shuffles for the next one. The deal's chance stream is its own, so when
+        it is drawn changes nothing in it."""
+        self._pending = False
+        order = self.chance.shuffled(f"deal-{self.deal}", PACK)
+        h = [order[0:2], order[2:4], order[4:6], order[6:8]]  # forehand's first, clockwise
+        k = 4 - self.forehand
+        hands = self._hands = h[k:] + h[:k]
+        self._talon = order[8:]  # the undealt rest: three each follow once trump is known
+        if sort:
             for hand in hands:
                 hand.sort()
-            self._legal = list(SUITS)  # TD-19: any of the four suits, whatever the two cards
 
     def _set_trump(self, suit: Any) -> None:
+        if self._pending:
+            self._draw_deal()
         self.trump = SUITS[suit]
         self._trump = int(suit)
         fh = self.forehand
-        talon = self.talon
-        hands = self.hands
+        talon = self._talon
+        hands = self._hands
         for k in range(4):
             hand = hands[(fh + k) % 4]
             hand.extend(talon[3 * k : 3 * k + 3])
@@ -386,11 +512,11 @@ class TwentyDownState(base.State):
         p = self._player
         n = len(discard)
         if n:
-            hand = self.hands[p]
+            hand = self._hands[p]
             for c in discard:
                 hand.remove(c)
             self.discards.extend(discard)
-            talon = self.talon
+            talon = self._talon
             hand.extend(talon[:n])
             del talon[:n]
             hand.sort()
@@ -398,7 +524,7 @@ class TwentyDownState(base.State):
         p = _NEXT_SEAT[p]
         if p != self.forehand:
             self._player = p
-            self._legal = _exchange_options(self.hands[p])
+            self._legal = _exchange_options(self._hands[p])
         elif self._brostedt and self._trump != DIAMONDS:
             self.phase = DECIDE
             self.playing[p] = True  # forehand must stay: not asked
@@ -438,7 +564,7 @@ class TwentyDownState(base.State):
         fh = self.forehand
         self.leader = fh
         self._player = fh
-        self._legal = self.hands[fh][:]
+        self._legal = self._hands[fh][:]
 
     def _score_deal(self) -> None:
         """TD-11 .. TD-14, then TD-15 / TD-16."""
@@ -475,6 +601,7 @@ class TwentyDownState(base.State):
         self._brostedt = self.game.variant == "brostedt"
         self._pub = None
         self._pub_prev = None
+        self._pending = False
         phase = self.phase
         fh = self.forehand
         self._trump = -1 if self.trump is None else int(self.trump)
@@ -488,7 +615,7 @@ class TwentyDownState(base.State):
             p = fh
             while self.exchanged[p] is not None:
                 p = _NEXT_SEAT[p]
-            self._player, self._legal = p, _exchange_options(self.hands[p])
+            self._player, self._legal = p, _exchange_options(self._hands[p])
         elif phase == DECIDE:
             p = _NEXT_SEAT[fh]
             while self.playing[p] is not None:
@@ -499,17 +626,20 @@ class TwentyDownState(base.State):
             self._start_play()
             self.leader = trick[0][0] if trick else (self.tricks[-1].winner if self.tricks else fh)
             self._player = self.leader
-            self._legal = self.hands[self.leader][:]
+            self._legal = self._hands[self.leader][:]
             self.trick = []
             for seat, card in trick:
                 # the trick so far goes through the hot path again, which sets the bookkeeping
                 if seat != self._player:
                     raise base.GameError(f"{self.game.name}: seat {seat} played out of turn")
-                self.hands[seat].append(card)
-                self._apply(card)
+                self._hands[seat].append(card)
+                self._legal = [card]
+                self.apply_legal(0)
+                self.history.pop()
 
 
-_SHARED_FIELDS = base.other_slots(TwentyDownState, _COPIED_FIELDS, ("chance", "hands"))
+_SHARED_FIELDS = base.other_slots(TwentyDownState, _COPIED_FIELDS, ("chance", "_hands"))
+_new_state = object.__new__
 
 
 class TwentyDown(base.Game):
@@ -578,56 +708,124 @@ class TwentyDown(base.Game):
         Limits: no inference from bidding-like choices (what was named trump, how many were
         exchanged); the state's ``history`` is empty and its chance a fresh ``Chance`` seeded
         from ``rng``, so later deals differ from the real ones and ``record()`` does not replay.
+        ``hidden_cards(observation, discarded).state(rng)`` is the same, with the reading of the
+        observation done once for many samples.
         """
-        obs = observation
-        if obs.game != self.name:
-            raise base.GameError(f"{self.name}: cannot determinize an observation of {obs.game!r}")
+        hidden = self.__dict__.get("_hidden")  # the last observation's, for many samples of it
+        if hidden is None or not hidden.reads(observation, discarded):
+            hidden = self._hidden = HiddenCards(self, observation, discarded)
+        return hidden.state(rng)
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        state.pop("_hidden", None)  # determinize's memo: not a fact of the game
+        return state
+
+    def hidden_cards(self, observation: TwentyDownObservation, discarded: Any = ()) -> HiddenCards:
+        """What ``observation`` proves about the cards it does not show, read once: ``state(rng)``
+        is ``determinize(observation, rng, discarded)``, ``deal(rng)`` only its cards, as ints."""
+        return HiddenCards(self, observation, discarded)
+
+
+class HiddenCards:
+    """The cards one observation does not show, ready to be dealt many times (a search bot's
+    samples): ``state(rng)`` a full state (``TwentyDown.determinize``), ``deal(rng)`` the cards
+    alone. Both make the same random draws, the same as ``determinize`` always made: the
+    placement's shuffles, then one ``rng.random()`` that seeds the state's chance."""
+
+    __slots__ = (
+        "game",
+        "obs",
+        "read",
+        "discarded_key",
+        "phase",
+        "own",
+        "others",
+        "unseen",
+        "slots",
+        "discarded",
+        "need",
+        "playing",
+    )
+
+    def __init__(self, game: TwentyDown, obs: TwentyDownObservation, discarded: Any = ()):
+        name = game.name
+        if obs.game != name:
+            raise base.GameError(f"{name}: cannot determinize an observation of {obs.game!r}")
         seat = obs.seat
         phase = _PHASE_INDEX[obs.phase]
-        brostedt = self.variant == "brostedt"
-        trump = obs.trump
-        tricks = list(obs.tricks)
-        trick = list(obs.current_trick)
-        played_by, voids, seen = _proven_by_play(obs.hand, tricks, trick, trump)
-        playing = list(obs.playing) if brostedt else [True] * 4
+        played_by, voids, seen = proven_by_play(obs.hand, obs.tricks, obs.current_trick, obs.trump)
+        playing = list(obs.playing) if game.variant == "brostedt" else [True] * 4
         hand_size = 2 if phase == TRUMP else 5
         sizes = [hand_size - played_by[p] if playing[p] else hand_size for p in range(4)]
         if len(obs.hand) != sizes[seat]:
-            raise base.GameError(f"{self.name}: the observation's hand does not fit its phase")
+            raise base.GameError(f"{name}: the observation's hand does not fit its phase")
         discarded = list(discarded)
         n_discards = 0 if phase == TRUMP else sum(n for n in obs.exchanged if n is not None)
         if len(discarded) > n_discards or any(c in seen for c in discarded):
-            raise base.GameError(f"{self.name}: the remembered discards do not fit the observation")
+            raise base.GameError(f"{name}: the remembered discards do not fit the observation")
+        self.discarded_key = tuple(discarded)
         seen.update(discarded)
-        unseen = [c for c in PACK if c not in seen]
-        others = [p for p in range(4) if p != seat]
-        slots = [(p, sizes[p], voids[p]) for p in others]
-        hands_out, rest = _sample_placement(unseen, slots, rng)
-        if hands_out is None:
-            raise base.GameError(f"{self.name}: no deal of the unseen cards fits the observation")
+        self.game = game
+        self.obs = obs
+        self.read = _observed(obs)
+        self.phase = phase
+        self.own = sorted(obs.hand)
+        self.others = [p for p in range(4) if p != seat]
+        self.unseen = [c for c in PACK if c not in seen]
+        self.slots = [(p, sizes[p], voids[p]) for p in self.others]
+        self.discarded = discarded
+        self.need = n_discards - len(discarded)
+        self.playing = playing
 
-        state = TwentyDownState.__new__(TwentyDownState)
-        state.game = self
-        state.chance = Chance(seed=rng.random())
+    def reads(self, obs: TwentyDownObservation, discarded: Any) -> bool:
+        """Whether this was read from an observation with these very facts, and these discards."""
+        return (
+            obs is self.obs
+            and _observed(obs) == self.read
+            and tuple(discarded) == self.discarded_key
+        )
+
+    def _draw(self, rng: Any) -> tuple[list[list[Card]], list[Card], float]:
+        hands_out, rest = _sample_placement(self.unseen, self.slots, rng)
+        if hands_out is None:
+            name = self.game.name
+            raise base.GameError(f"{name}: no deal of the unseen cards fits the observation")
+        hands = [self.own, self.own, self.own, self.own]
+        for p, cards in zip(self.others, hands_out, strict=True):
+            cards.sort()
+            hands[p] = cards
+        hands[self.obs.seat] = self.own[:]
+        return hands, rest, rng.random()
+
+    def deal(self, rng: Any) -> tuple[list[list[int]], list[int]]:
+        """A sample of the cards as plain ints: the four hands (sorted) and the talon (top
+        first). The discard pile is what is left."""
+        hands, rest, _ = self._draw(rng)
+        return [list(map(int, hand)) for hand in hands], list(map(int, rest[self.need :]))
+
+    def state(self, rng: Any) -> TwentyDownState:
+        """A full state of a sample (``TwentyDown.determinize``)."""
+        hands, rest, seed = self._draw(rng)
+        obs = self.obs
+        state = _new_state(TwentyDownState)
+        state.game = self.game
+        state.chance = Chance(seed=seed)
         state.history = []
         state.points = list(obs.points)
         state.dealer = obs.dealer
         state.forehand = obs.forehand
         state.deal = obs.deal
-        state.trump = trump
-        state.phase = phase
-        hands: list[list[Card]] = [[], [], [], []]
-        hands[seat] = sorted(obs.hand)
-        for p, cards in zip(others, hands_out, strict=True):
-            hands[p] = sorted(cards)
-        state.hands = hands
-        need = n_discards - len(discarded)
-        state.discards = discarded + rest[:need]
-        state.talon = rest[need:]
+        state.trump = obs.trump
+        state.phase = self.phase
+        state._hands = hands
+        need = self.need
+        state.discards = self.discarded + rest[:need]
+        state._talon = rest[need:]
         state.exchanged = list(obs.exchanged)
-        state.playing = playing
-        state.tricks = tricks
-        state.trick = trick
+        state.playing = self.playing[:]
+        state.tricks = list(obs.tricks)
+        state.trick = list(obs.current_trick)
         state.tricks_won = list(obs.tricks_won)
         state.last_tricks = tuple(obs.last_tricks)
         state.leader = obs.forehand
@@ -635,125 +833,35 @@ class TwentyDown(base.Game):
         return state
 
 
-def _proven_by_play(hand, tricks: list, trick: list, trump) -> tuple[list, list, set]:
-    """From the cards played this deal: how many each seat played, the suits each is proven void
-    in (did not follow; and trump too if it did not trump), and every card the observer saw."""
-    played_by = [0, 0, 0, 0]
-    voids: list[set[int]] = [set(), set(), set(), set()]
-    seen = set(hand)
-    for cards in [t.cards for t in tricks] + [tuple(trick)]:
-        if not cards:
-            continue
-        led = _SUIT[cards[0][1]]
-        for p, c in cards:
-            played_by[p] += 1
-            seen.add(c)
-            s = _SUIT[c]
-            if s != led:
-                voids[p].add(led)
-                if trump is not None and s != trump:
-                    voids[p].add(int(trump))
-    return played_by, voids, seen
-
-
-def _sample_placement(
-    cards: list[Card], slots: list[tuple[int, int, set[int]]], rng: Any, tries: int = 20
-) -> tuple[list[list[Card]] | None, list[Card]]:
-    """Place ``cards`` into hands of the given sizes, none holding a suit it is void in.
-
-    Uniform over all valid placements. Returns the hands (in slot order) and the rest in random
-    order, or ``(None, [])`` when no placement exists. Without voids a shuffle does; with voids a
-    few (``tries``) shuffles are tried (rejection sampling is exact), then an exact count over how
-    many cards of each suit go to each hand.
-    """
-    cards = list(cards)
-    rng.shuffle(cards)
-    if not any(v for _, _, v in slots):
-        hands, i = [], 0
-        for _, size, _ in slots:
-            hands.append(cards[i : i + size])
-            i += size
-        return hands, cards[i:]
-    for _ in range(tries):
-        hands, i, ok = [], 0, True
-        for _, size, void in slots:
-            hand = cards[i : i + size]
-            if any(_SUIT[c] in void for c in hand):
-                ok = False
-                break
-            hands.append(hand)
-            i += size
-        if ok:
-            return hands, cards[i:]
-        rng.shuffle(cards)
-    return _exact_placement(cards, slots, rng)
-
-
-def _exact_placement(
-    cards: list[Card], slots: list[tuple[int, int, set[int]]], rng: Any
-) -> tuple[list[list[Card]] | None, list[Card]]:
-    """``_sample_placement`` by counting: how many cards of each suit go to each hand, drawn with
-    the number of placements each choice leaves as its weight; ``cards`` are in random order."""
-    by_suit: list[list[Card]] = [[], [], [], []]
-    for c in cards:
-        by_suit[_SUIT[c]].append(c)
-    memo: dict[tuple[int, tuple[int, ...]], int] = {}
-
-    def vectors(size: int, remaining: tuple[int, ...], void: set[int]):
-        caps = [0 if s in void else remaining[s] for s in range(4)]
-        for a in range(min(size, caps[0]) + 1):
-            for b in range(min(size - a, caps[1]) + 1):
-                for c in range(min(size - a - b, caps[2]) + 1):
-                    d = size - a - b - c
-                    if d <= caps[3]:
-                        yield (a, b, c, d)
-
-    def ways(i: int, remaining: tuple[int, ...]) -> int:
-        if i == len(slots):
-            return 1
-        key = (i, remaining)
-        if key not in memo:
-            _, size, void = slots[i]
-            total = 0
-            for v in vectors(size, remaining, void):
-                rest = tuple(r - k for r, k in zip(remaining, v, strict=True))
-                total += _choose(remaining, v) * ways(i + 1, rest)
-            memo[key] = total
-        return memo[key]
-
-    remaining = tuple(len(x) for x in by_suit)
-    if ways(0, remaining) == 0:
-        return None, []
-    counts = []
-    for i, (_, size, void) in enumerate(slots):
-        pick = rng.randrange(ways(i, remaining))
-        for v in vectors(size, remaining, void):
-            rest = tuple(r - k for r, k in zip(remaining, v, strict=True))
-            pick -= _choose(remaining, v) * ways(i + 1, rest)
-            if pick < 0:
-                break
-        counts.append(v)
-        remaining = rest
-    hands = [[] for _ in slots]
-    for s in range(4):
-        pool = by_suit[s]  # already in random order
-        i = 0
-        for h, v in zip(hands, counts, strict=True):
-            h.extend(pool[i : i + v[s]])
-            i += v[s]
-        by_suit[s] = pool[i:]
-    rest = [c for pool in by_suit for c in pool]
-    rng.shuffle(rest)
-    return hands, rest
-
-
-def _choose(remaining: tuple[int, ...], v: tuple[int, ...]) -> int:
+def _observed(obs: TwentyDownObservation) -> tuple:
+    """The facts of an observation ``HiddenCards`` reads (compared to tell a changed one)."""
     return (
-        comb(remaining[0], v[0])
-        * comb(remaining[1], v[1])
-        * comb(remaining[2], v[2])
-        * comb(remaining[3], v[3])
+        obs.game,
+        obs.seat,
+        obs.hand,
+        obs.phase,
+        obs.trump,
+        obs.tricks,
+        obs.current_trick,
+        obs.exchanged,
+        obs.playing,
+        obs.points,
+        obs.dealer,
+        obs.forehand,
+        obs.deal,
+        obs.tricks_won,
+        obs.last_tricks,
     )
 
 
-__all__ = ["PACK", "Trick", "TwentyDown", "TwentyDownObservation", "TwentyDownState"]
+_sample_placement = sample_placement  # (the name the property tests know it by)
+
+
+__all__ = [
+    "PACK",
+    "HiddenCards",
+    "Trick",
+    "TwentyDown",
+    "TwentyDownObservation",
+    "TwentyDownState",
+]

@@ -1,9 +1,10 @@
 """Twenty Down search bots: determinized Monte Carlo over the hidden cards, for every decision.
 
-At each decision the bot samples deals consistent with everything it has seen (``sample_deal``)
-and scores each legal action on each sampled deal by playing the rest of the deal out with a fast
-playout policy for all four seats; the same samples serve every action, so they are compared on
-equal cards. It plays the action with the best mean score. Every decision of a deal is searched:
+At each decision the bot samples deals consistent with everything it has seen (``sample_deal``;
+as plain ints, ``sample_cards``) and scores each legal action on each sampled deal by playing the
+rest of the deal out with a fast playout policy for all four seats; the same samples serve every
+action, so they are compared on equal cards. It plays the action with the best mean score. Every
+decision of a deal is searched:
 
 - naming trump (forehand, holding two cards): each suit, on deals of the 30 unseen cards, then
   everyone's exchange and the play — a look-ahead over the whole deal;
@@ -42,6 +43,8 @@ decision with one legal action is answered without search. Every random draw com
 """
 
 from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
 
 import arena
 from arena.games.twenty_down import TwentyDown
@@ -115,9 +118,13 @@ def play_out(hands, trump, leader, trick, won, nxt, size, first=None):
 
     Changes ``hands`` and ``won`` in place. ``trick``: the ``(seat, card)`` pairs of the trick in
     progress; ``nxt``: the next seat of each seat; ``size``: cards in a trick; ``first``: the card
-    the player to act plays instead of the policy's.
+    the player to act plays instead of the policy's. The hot loop of the search: ``policy_card``
+    is written out in it, finding a suit's cards in the sorted hand by bisection (a test checks
+    that it plays the same cards).
     """
-    cards_left = sum(len(h) for h in hands)
+    cards_left = sum(map(len, hands))
+    t_lo = trump * 13
+    t_hi = t_lo + 13
     if trick:
         led = trick[0][1] // 13
         best = trick[0][1]
@@ -136,8 +143,43 @@ def play_out(hands, trump, leader, trick, won, nxt, size, first=None):
         if first is not None:
             c = first
             first = None
+        elif led < 0:  # leading: the highest trump with two or more, else the highest card
+            lo = bisect_left(hand, t_lo)
+            hi = bisect_left(hand, t_hi, lo)
+            if hi - lo >= 2:
+                c = hand[hi - 1]
+            else:
+                c = -1
+                top_key = -1
+                for x in hand:
+                    key = (x % 13) * 2 + (x // 13 == trump)
+                    if key > top_key:
+                        top_key = key
+                        c = x
         else:
-            c = policy_card(hand, led, best, trump)
+            bs = best // 13
+            lo = bisect_left(hand, led * 13)
+            hi = bisect_left(hand, led * 13 + 13, lo)
+            if lo < hi:  # following suit: the cheapest winner, else the cheapest
+                c = hand[lo]
+                if bs == led:
+                    i = bisect_right(hand, best, lo, hi)
+                    if i < hi:
+                        c = hand[i]
+            else:
+                lo = bisect_left(hand, t_lo)
+                hi = bisect_left(hand, t_hi, lo)
+                if lo < hi:  # void: must trump
+                    c = hand[lo]
+                    if bs == trump:
+                        i = bisect_right(hand, best, lo, hi)
+                        if i < hi:
+                            c = hand[i]
+                else:  # the cheapest card
+                    c = hand[0]
+                    for x in hand:
+                        if x % 13 < c % 13:
+                            c = x
         hand.remove(c)
         cards_left -= 1
         if n == 0:
@@ -213,9 +255,16 @@ def sample_deal(game, observation, rng, discarded=()):
 
     The engine's ``determinize``: hidden hands void where play proved them void, ``discarded`` in
     the discard pile, every other unseen card spread uniformly over the other hands, the talon and
-    the discard pile. Returns the engine state.
+    the discard pile. Returns the engine state. (The bot itself reads the observation once a
+    decision, ``game.hidden_cards``, and takes each sample's cards alone: ``sample_cards``.)
     """
     return game.determinize(observation, rng, discarded=discarded)
+
+
+def sample_cards(hidden, rng):
+    """``sample_deal``'s cards, from ``hidden = game.hidden_cards(observation, discarded)``: the
+    four hands (sorted) and the talon (top first), as plain ints; the same random draws."""
+    return hidden.deal(rng)
 
 
 # --- the bot --------------------------------------------------------------------------------------
@@ -306,9 +355,10 @@ class TwentyDownSearch(arena.Bot):
         rng = self.rng
         n = self.iterations
         cuts = {max(1, n // 4), max(2, n // 2)}
+        hidden = self._game.hidden_cards(obs, discarded)
         for it in range(1, n + 1):
-            state = sample_deal(self._game, obs, rng, discarded)
-            scores = evaluate(obs, state, [actions[i] for i in alive])
+            hands, talon = sample_cards(hidden, rng)
+            scores = evaluate(obs, hands, talon, [actions[i] for i in alive])
             for i, v in zip(alive, scores, strict=True):
                 totals[i] += v
                 counts[i] += 1
@@ -321,13 +371,13 @@ class TwentyDownSearch(arena.Bot):
 
     # -- each evaluation scores a list of actions on one sampled deal --
 
-    def _eval_play(self, obs, state, actions):
+    def _eval_play(self, obs, hands, talon, actions):
         seat = obs.seat
-        trump = int(state.trump)
-        playing = list(state.playing)
+        trump = int(obs.trump)
+        playing = list(obs.playing) if obs.playing is not None else [True] * 4
         nxt = next_table(playing)
         size = sum(playing)
-        hands = [[int(c) for c in h] if playing[p] else [] for p, h in enumerate(state.hands)]
+        hands = [h if playing[p] else [] for p, h in enumerate(hands)]
         trick = [(s, int(c)) for s, c in obs.current_trick]
         hearts = trump == HEARTS
         out = []
@@ -345,11 +395,9 @@ class TwentyDownSearch(arena.Bot):
             out.append(utility(seat, obs.points, deal_changes(won, playing, hearts)))
         return out
 
-    def _eval_exchange(self, obs, state, actions):
+    def _eval_exchange(self, obs, hands0, talon0, actions):
         seat = obs.seat
-        trump = int(state.trump)
-        hands0 = [[int(c) for c in h] for h in state.hands]
-        talon0 = [int(c) for c in state.talon]
+        trump = int(obs.trump)
         exchanged = list(obs.exchanged)
         exchanged[seat] = 0
         out = []
@@ -361,10 +409,8 @@ class TwentyDownSearch(arena.Bot):
             self._finish_deal(obs, hands, talon, trump, exchanged, _NEXT[seat], out)
         return out
 
-    def _eval_trump(self, obs, state, actions):
+    def _eval_trump(self, obs, hands0, talon0, actions):
         fh = obs.forehand
-        hands0 = [[int(c) for c in h] for h in state.hands]
-        talon0 = [int(c) for c in state.talon]
         out = []
         for suit in actions:
             hands = [h[:] for h in hands0]
@@ -377,10 +423,9 @@ class TwentyDownSearch(arena.Bot):
             self._finish_deal(obs, hands, talon, int(suit), [None] * 4, fh, out)
         return out
 
-    def _eval_stay(self, obs, state, actions):
+    def _eval_stay(self, obs, hands0, talon0, actions):
         seat = obs.seat
-        trump = int(state.trump)
-        hands0 = [[int(c) for c in h] for h in state.hands]
+        trump = int(obs.trump)
         out = []
         for choice in actions:
             playing = list(obs.playing)
