@@ -413,3 +413,21 @@ def test_backend_settings_are_checked(cli, bots_dir, tmp_path):
     toml.write_text('games = 4\nbackend = "slurm"\n')
     result = cli("run", toml, "--bots-dir", bots_dir)
     assert_one_line_error(result, "t.toml: backend must be local or ray, not 'slurm'")
+
+
+def test_a_program_bot_in_the_folder_blocks_nothing_until_it_is_seated(cli, tmp_path, ray_address):
+    """Program bots (bots/*.toml) are not shipped to nodes yet: a run that does not field one
+    plays as usual; one that does is refused in one line, before any game is stored."""
+    examples = Path(__file__).resolve().parent.parent / "examples" / "protocol"
+    files = {name: (examples / name).read_text() for name in ("random-js.toml", "random.js")}
+    bots = write_bots(tmp_path / "bots", {"random_bot.py": RANDOM_BOT, **files})
+    played = run(cli, tmp_path / "a.db", bots, "--game", "td", "--games", "4",
+                 "--bots", "random,td-heuristic", address=ray_address)  # fmt: skip
+    assert played.exit_code == 0, (played.output, played.exception)
+    refused = run(cli, tmp_path / "b.db", bots, "--game", "td", "--games", "4",
+                  "--bots", "random-js,random", address=ray_address)  # fmt: skip
+    assert refused.exit_code == 1, refused.output
+    assert "Traceback" not in refused.output
+    errors = [line for line in refused.stderr.splitlines() if line.startswith("arena: error:")]
+    assert len(errors) == 1 and "random-js: a program bot (bots/*.toml) cannot play" in errors[0]
+    assert count_games(tmp_path / "b.db") == 0

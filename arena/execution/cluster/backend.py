@@ -59,6 +59,7 @@ class RayBackend(Backend):
         self.in_flight: list[_Chunk] = []
         self.excluded: dict[str, str] = {}  # bot -> why (process isolation, as IsolatedBots)
         self.lost = 0
+        self.spec = None  # (NodeSpec, once entered)
         self.workers = 0
         self.nodes = 0
 
@@ -66,7 +67,9 @@ class RayBackend(Backend):
         ray = import_ray()
         try:
             self.folder = staging_folder()
-            spec = stage(self.context, self.isolation, Path(self.folder.name), ray.cloudpickle)
+            spec = self.spec = stage(
+                self.context, self.isolation, Path(self.folder.name), ray.cloudpickle
+            )
             self.session = Session.open(self.address, self.folder.name)
             self.spec_ref = ray.put(spec)
             cpus, self.nodes, smallest = cluster_size()
@@ -117,6 +120,7 @@ class RayBackend(Backend):
         return chunk_sizes(n, self.workers, largest=LARGEST_CHUNK)
 
     def _round(self, games: list[ScheduledGame]) -> Outcomes:
+        self.spec.refuse_programs(games)
         chunks, start = [], 0
         for size in self._sizes(len(games)):
             chunks.append(_Chunk(games[start : start + size]))

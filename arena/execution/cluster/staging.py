@@ -51,21 +51,32 @@ class NodeSpec:
     bot_memory: int
     bot_cpu: int | None
     sandbox: SandboxSettings
+    programs: tuple[str, ...] = ()  # program bots (manifests): not played on a cluster yet
+
+    def refuse_programs(self, games) -> None:
+        """A one-line error if any of ``games`` seats a program bot."""
+        if not self.programs:
+            return
+        seated = {name for game in games for name in game.seats}.intersection(self.programs)
+        if seated:
+            raise WorkerError(
+                f"{min(seated)}: a program bot (bots/*.toml) cannot play with --backend ray yet;"
+                " run it with the local backend"
+            )
 
 
 def stage(context: PlayContext, isolation: str, folder: Path, cloudpickle) -> NodeSpec:
     """Copy the bot files into ``folder`` and describe the run for the nodes."""
     bots = {}
+    programs: list[str] = []
     copied: dict[str, str] = {}
     for name, spec in context.registry.bots.items():
         if spec.origin is None:
             continue  # (registered by code, not by a file: it cannot be fielded on a cluster)
         kind, where = spec.origin
         if kind == "manifest":
-            raise WorkerError(
-                f"{name}: a program bot (bots/*.toml) cannot play with --backend ray yet;"
-                " run it with the local backend"
-            )
+            programs.append(name)  # (not shipped: a game seating it is refused, ``seated``)
+            continue
         if kind == "file":
             if where not in copied:
                 copied[where] = _copy(Path(where), folder, len(copied))
@@ -91,6 +102,7 @@ def stage(context: PlayContext, isolation: str, folder: Path, cloudpickle) -> No
         bot_memory=context.bot_memory,
         bot_cpu=context.bot_cpu,
         sandbox=context.sandbox,
+        programs=tuple(programs),
     )
 
 

@@ -297,7 +297,8 @@ class ProgramPlayer:
 
     def start(self, info) -> None:
         self.bank_total = getattr(info, "time_bank", None)
-        self.begin = messages.start(self.id, info, self._arena_seed, self.time())
+        whole = messages.time_left(self.pool.limits.move_time, self.bank_total)  # (a full bank)
+        self.begin = messages.start(self.id, info, self._arena_seed, whole)
         self._ask(None)
 
     def act(self, observation):
