@@ -190,3 +190,13 @@ def test_the_playout_plays_the_policys_cards(seed, trump, played):
     assert td.play_out([h[:] for h in hands], trump, 0, trick, [0] * 4, (1, 2, 3, 0), 4) == (
         expected
     )
+
+
+def test_a_copy_of_a_chance_that_has_not_drawn_yet_never_advances_its_original():
+    from arena.games.base import Chance
+
+    original = Chance("same-seed")
+    copy = original.copy()
+    copy.randrange("deal", 1000)  # the copy draws first
+    fresh = Chance("same-seed")
+    assert original.randrange("deal", 1000) == fresh.randrange("deal", 1000)

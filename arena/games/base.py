@@ -241,7 +241,8 @@ class Chance:
         other.seed = self.seed
         other.log = list(self.log)
         other._script = deque(self._script) if self._script is not None else None
-        other._streams = self._streams
+        # (an empty dict is not shared: the first draw of either would add a generator to both)
+        other._streams = self._streams if self._streams else {}
         other._shared = self._shared = bool(self._streams)
         return other
 
