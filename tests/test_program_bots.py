@@ -187,3 +187,95 @@ def test_a_program_draws_on_its_time_bank_and_is_told_what_is_left(tmp_path, mod
     assert banked.faults() == [], banked.faults()
     unbanked = program_run(tmp_path / "no-bank", files, mode, **options)
     assert {(bot, kind) for bot, _, _, _, kind, _ in unbanked.faults()} == {("slow", "timeout")}
+
+
+SPY = """read line
+echo "parent:" "$1"/../* >&2
+x=none; read -r x 2>/dev/null < "$1/../beside.txt"; echo "beside: $x" >&2
+x=none; read -r x 2>/dev/null < "$2/programs/other-0123/bin"; echo "other: $x" >&2
+x=none; read -r x 2>/dev/null < "$3/built"; echo "own: $x" >&2
+echo '{"type":"hello","protocol":1,"name":"spy","games":["twenty-down"]}'
+while read line; do :; done
+"""  # (builtins only: as root the sandbox lets it start no process)
+
+
+def test_a_sandboxed_program_sees_its_own_files_only(tmp_path, monkeypatch):
+    from test_bubblewrap_sandbox import require_bwrap
+
+    from arena.execution.process.program_bot import ProgramLimits, ProgramPool
+    from arena.plugins.manifests import prepare, read_manifest
+
+    require_bwrap()
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("ARENA_CACHE_DIR", str(cache))
+    (tmp_path / "beside.txt").write_text("the user's secret")
+    (cache / "programs" / "other-0123").mkdir(parents=True)
+    (cache / "programs" / "other-0123" / "bin").write_text("another program's build")
+    bots = write_bots(tmp_path / "bots", {"spy.sh": SPY, "spy.toml": (
+        'name = "spy"\nbuild = ["sh", "-c", "echo mine > {cache}/built"]\n'
+        f'command = ["sh", "spy.sh", "{{dir}}", "{cache}", "{{cache}}"]\n')})  # fmt: skip
+    manifest = read_manifest(bots / "spy.toml")
+    prepare(manifest)
+    with open(tmp_path / "err", "w") as err:
+        pool = ProgramPool(manifest, ProgramLimits(stderr=err.fileno()))
+        try:
+            pool.process()
+        finally:
+            pool.close()
+    seen = dict(line.split(": ", 1) for line in (tmp_path / "err").read_text().splitlines())
+    listed = {os.path.basename(p) for p in seen["parent"].split()}
+    assert "bots" in listed and "beside.txt" not in listed, seen  # (the cache: a mount point)
+    assert "secret" not in seen["beside"] and "another" not in seen["other"], seen
+    assert seen["own"] == "mine", seen
+
+
+def test_a_sandboxed_build_writes_only_into_its_own_cache(tmp_path, monkeypatch):
+    from test_bubblewrap_sandbox import require_bwrap
+
+    from arena.plugins.manifests import ManifestError, prepare, read_manifest
+
+    require_bwrap()
+    monkeypatch.setenv("ARENA_CACHE_DIR", str(tmp_path / "cache"))
+    bots = write_bots(tmp_path / "bots", {
+        "b.toml": 'name = "b"\nbuild = ["sh", "-c", "echo x > {dir}/../escaped"]\ncommand = "sh"\n',
+        "c.toml": 'name = "c"\nbuild = ["sh", "-c", "echo x > {dir}/escaped"]\ncommand = "sh"\n',
+    })  # fmt: skip
+    prepare(read_manifest(bots / "b.toml"))  # (into the sandbox's own empty root)
+    with pytest.raises(ManifestError, match="build failed"):
+        prepare(read_manifest(bots / "c.toml"))  # (its folder is read-only)
+    assert not (tmp_path / "escaped").exists() and not (bots / "escaped").exists()
+
+
+def test_a_swapped_build_is_built_again(tmp_path, monkeypatch):
+    from arena.plugins.manifests import prepare, read_manifest
+
+    monkeypatch.setenv("ARENA_CACHE_DIR", str(tmp_path / "cache"))
+    build = '["sh", "-c", "echo ours > {cache}/out"]'
+    toml = f'name = "b"\nbuild = {build}\ncommand = "sh"\n'
+    bots = write_bots(tmp_path / "bots", {"b.toml": toml})
+    manifest = read_manifest(bots / "b.toml")
+    prepare(manifest)
+    (manifest.cache() / "out").write_text("swapped\n")
+    prepare(manifest)
+    assert (manifest.cache() / "out").read_text() == "ours\n"
+
+
+def test_a_date_in_settings_is_a_one_line_error(tmp_path):
+    from arena.plugins.manifests import ManifestError, read_manifest
+
+    path = tmp_path / "d.toml"
+    path.write_text('name = "d"\ncommand = ["sh"]\n[settings]\nwhen = 2024-01-01\n')
+    with pytest.raises(ManifestError, match="no dates or times"):
+        read_manifest(path)
+
+
+def test_the_manifest_is_read_once_not_at_every_spawn(tmp_path):
+    from arena.plugins.manifests import read_manifest
+
+    (tmp_path / "bot.sh").write_text("exit 0\n")
+    path = tmp_path / "s.toml"
+    path.write_text('name = "s"\ncommand = ["sh", "bot.sh"]\n')
+    manifest = read_manifest(path)
+    first = manifest.cache()
+    (tmp_path / "bot.sh").unlink()  # (a digest now would fail)
+    assert manifest.cache() == first and manifest.digest() == first.name.split("-")[-1]

@@ -80,7 +80,8 @@ class ProgramProcess:
         }
         command = [sys.executable, "-I", "-S", LAUNCHER]
         if sandboxed:
-            command = bubblewrap.wrap(command, manifest.visible(), limits.sandbox)
+            files, exact = manifest.visible()
+            command = bubblewrap.wrap(command, files, limits.sandbox, exact)
         self.process = subprocess.Popen(
             command,
             stdin=subprocess.PIPE,
