@@ -279,3 +279,28 @@ def test_the_manifest_is_read_once_not_at_every_spawn(tmp_path):
     first = manifest.cache()
     (tmp_path / "bot.sh").unlink()  # (a digest now would fail)
     assert manifest.cache() == first and manifest.digest() == first.name.split("-")[-1]
+
+
+def test_a_program_host_restarts_a_program_without_waiting_for_its_hello(tmp_path):
+    from types import SimpleNamespace
+
+    from arena.execution.process.bubblewrap import SandboxSettings
+    from arena.execution.process.program_bot import ProgramLimits, ProgramPool
+    from arena.execution.process.program_host import ProgramHost
+    from arena.plugins.manifests import read_manifest
+
+    (tmp_path / "slow.sh").write_text(f"read line\nsleep 0.3\necho '{HELLO}'\ncat >/dev/null\n")
+    (tmp_path / "slow.toml").write_text(manifest("slow", '"sh", "slow.sh"'))
+    limits = ProgramLimits(sandbox=SandboxSettings("none"))
+    pool = ProgramPool(read_manifest(tmp_path / "slow.toml"), limits)
+    try:
+        first = pool.process()
+        ProgramHost.restart(SimpleNamespace(pool=pool))  # (a decision of it failed)
+        assert pool.current is not first and pool.current.alive
+        assert pool.greeted is not pool.current  # its hello not awaited in the failed command
+        player = pool.started_factory()()  # a seat's creation does not await it either
+        assert pool.greeted is not pool.current
+        player._ask(None)
+        assert pool.greeted is pool.current  # its first message does
+    finally:
+        pool.close()

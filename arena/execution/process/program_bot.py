@@ -240,9 +240,25 @@ class ProgramPool:
             pass  # (``process`` finds it dead)
         return process
 
-    def factory(self) -> ProgramPlayer:
+    def factory(self, wait: bool = True) -> ProgramPlayer:
         self.ids += 1
-        return ProgramPlayer(self, self.ids)
+        return ProgramPlayer(self, self.ids, wait)
+
+    def started_factory(self):
+        """A factory of players that do not wait for the program's hello (their first message
+        does), with the program started now if it is not running; if it cannot start, a factory
+        raising why."""
+        if self.current is None or not self.current.alive:
+            try:
+                self.spawn()
+            except ProgramFault as exc:
+                error = exc
+
+                def cannot_start():
+                    raise error
+
+                return cannot_start
+        return lambda: self.factory(wait=False)
 
     def ready_factory(self):
         """``factory``, with the program started now, off the referee's clock (a program may
@@ -272,13 +288,14 @@ class ProgramPlayer:
     # the run uses --time-bank. (The one place a request's ``time`` is read from.)
     _arena_bank: float | None = None
 
-    def __init__(self, pool: ProgramPool, key: int):
+    def __init__(self, pool: ProgramPool, key: int, wait: bool = True):
         self.pool = pool
         self.id = key
         self.told: ProgramProcess | None = None  # the process told this game's start
         self.begin: dict | None = None
         self.writer = RequestWriter(pool.verified)
-        pool.process()  # a program that cannot start: this seat cannot be created
+        if wait:
+            pool.process()  # a program that cannot start: this seat cannot be created
 
     bank_total: float | None = None  # the game's time bank (``info.time_bank``)
 

@@ -86,8 +86,8 @@ class ProgramHost(Host):
             if op != "act" and op != "act_changes":
                 self.collect(pending)
                 pending = []
-                if op == "new":  # the program started off the referee's clock, if need be
-                    self.spec.create = self.pool.ready_factory()
+                if op == "new":  # the program started (not awaited: its start waits for it)
+                    self.spec.create = self.pool.started_factory()
                 super().run([command])
                 continue
             self.started += 1
@@ -179,9 +179,8 @@ class ProgramHost(Host):
     def restart(self) -> None:
         """Start the program again at once, on the time of the decision that failed (a fault
         already): the decisions after it are not charged with the start."""
-        self.pool.close()
-        try:
-            self.pool.process()
+        try:  # (not awaited here: its next use waits for its hello, as ``ProgramPlayer._ask``)
+            self.pool.spawn()
         except ProgramFault:
             pass  # (the next decision says why)
 
