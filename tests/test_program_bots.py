@@ -73,6 +73,8 @@ JS = {
     "garbage": "'this is not JSON'",
     "illegal": '\'{"type":"action","action":"XX"}\'',
     "huge": "'x'.repeat(10000000)",  # a line of 10 MB
+    # a legal answer, and the same again 10 ms later, when its request's batch has been read
+    "surplus": "(setTimeout(() => console.log(JSON.stringify(SURPLUS)), 10), JSON.stringify(SURPLUS))",
 }
 EXITS_C = """
 #include <stdio.h>
@@ -93,7 +95,8 @@ def js_program(answer: str) -> str:
         "require('readline').createInterface({input: process.stdin}).on('line', (line) => {\n"
         "  const m = JSON.parse(line);\n"
         f"  if (m.type === 'hello') console.log('{HELLO}');\n"
-        f"  else if (m.type === 'act') console.log({answer});\n"
+        "  const SURPLUS = {type: 'action', action: (m.observation || {}).legal_actions?.[0]};\n"
+        f"  if (m.type === 'act') console.log({answer});\n"
         "});\n"
     )
 
@@ -122,6 +125,8 @@ EXPECTED = {
     "parent": ({"crash"}, "its program ended (exit code"),
     "garbage": ({"crash"}, "it wrote not JSON: 'this is not JSON'"),
     "illegal": ({"illegal"}, '"XX" is not a legal action'),
+    # (a surplus that comes while the next answer is awaited is read as that answer)
+    "surplus": ({"crash", "illegal"}, ""),
     "exits": ({"crash"}, "its program ended (exit code 3)"),
 }
 
@@ -138,10 +143,13 @@ def test_hostile_programs_are_faulted_with_the_right_kind_and_disturb_nothing(tm
     seats = faults_by_seat(ran, name)
     assert seats, ran.rows[name]
     for faults in seats.values():
-        assert len(faults) == 3  # then the seat forfeits (--max-faults 3)
+        assert len(faults) == 3 or name == "surplus"  # then the seat forfeits (--max-faults 3)
         for _, found_kind, found_message in faults:
             assert found_kind in kinds and message in found_message, faults
-    assert ran.rows[name]["forfeits"] == len(seats)
+    assert ran.rows[name]["forfeits"] == len(seats) or name == "surplus"
+    if name == "surplus":  # never taken for the answer to a later request
+        found = [m for faults in seats.values() for _, _, m in faults]
+        assert any("it wrote a message nobody asked for" in m for m in found), found
     if name == "parent":  # whatever it started ended with it
         assert not _processes_with("1234.5"), "a child of the program outlived it"
 
@@ -302,5 +310,32 @@ def test_a_program_host_restarts_a_program_without_waiting_for_its_hello(tmp_pat
         assert pool.greeted is not pool.current
         player._ask(None)
         assert pool.greeted is pool.current  # its first message does
+    finally:
+        pool.close()
+
+
+def test_a_line_written_after_its_answer_was_read_is_not_the_next_answer(tmp_path):
+    import time
+
+    from arena.execution.process.bubblewrap import SandboxSettings
+    from arena.execution.process.program_bot import ProgramLimits, ProgramPool
+    from arena.plugins.manifests import read_manifest
+    from arena.referee.faults import ProgramFault
+
+    answer = '{"type":"action","action":0}'
+    (tmp_path / "twice.sh").write_text(
+        f"read line\necho '{HELLO}'\nread line\necho '{answer}'\nsleep 0.1\necho '{answer}'\n"
+        "while read line; do :; done\n"
+    )
+    (tmp_path / "twice.toml").write_text(manifest("twice", '"sh", "twice.sh"'))
+    pool = ProgramPool(read_manifest(tmp_path / "twice.toml"), ProgramLimits(
+        sandbox=SandboxSettings("none")))  # fmt: skip
+    try:
+        player = pool.factory()
+        request = b'{"type":"act","id":1}\n'
+        assert player._ask(request) == {"type": "action", "action": 0}
+        time.sleep(0.4)  # (its second line is in the pipe, unread)
+        with pytest.raises(ProgramFault, match="a message nobody asked for"):
+            player._ask(request)
     finally:
         pool.close()

@@ -157,6 +157,16 @@ class ProgramProcess:
                 raise self.fault(self.death())
             buffer += chunk
 
+    def surplus(self) -> bool:
+        """Whether it wrote a line nobody asked for (one read, without waiting, so that a line
+        written late is not taken for the answer to the next request)."""
+        if not self.buffer.strip() and select.select([self.stdout], [], [], 0)[0]:
+            try:
+                self.buffer += os.read(self.stdout, 1 << 16)
+            except OSError:
+                pass  # (the next read finds out how it ended)
+        return bool(self.buffer.strip())
+
     def fault(self, what: tuple[str, str]) -> ProgramFault:
         """The fault ``what`` (kind, message); the program is killed."""
         self.kill()
@@ -349,7 +359,7 @@ class ProgramPlayer:
                     process.send(self.begin)
             if request is None:
                 return None
-            if process.buffer:
+            if process.surplus():
                 raise process.fault(("crash", "it wrote a message nobody asked for"))
             if not isinstance(request, bytes):
                 process.send(request)

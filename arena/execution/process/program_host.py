@@ -107,6 +107,11 @@ class ProgramHost(Host):
                 self.progress[0] = self.started
                 self.reply(*self.act(player, observation, limit))
                 continue
+            if not pending and process.surplus():  # (written after the last batch was read)
+                self.progress[0] = self.started
+                self.reply("crash", "it wrote a message nobody asked for", 0.0)
+                self.restart()
+                continue
             line, legal = player.writer.line(player.id, observation, player.time())
             self.outgoing += line
             entry = _Pending(len(self.codes), self.started, player, observation, legal, limit)
