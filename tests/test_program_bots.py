@@ -74,7 +74,8 @@ JS = {
     "illegal": '\'{"type":"action","action":"XX"}\'',
     "huge": "'x'.repeat(10000000)",  # a line of 10 MB
     # a legal answer, and the same again 10 ms later, when its request's batch has been read
-    "surplus": "(setTimeout(() => console.log(JSON.stringify(SURPLUS)), 10), JSON.stringify(SURPLUS))",
+    "surplus": "(setTimeout(() => console.log(JSON.stringify(SURPLUS)), 10), "
+               "JSON.stringify(SURPLUS))",
 }
 EXITS_C = """
 #include <stdio.h>
@@ -339,3 +340,37 @@ def test_a_line_written_after_its_answer_was_read_is_not_the_next_answer(tmp_pat
             player._ask(request)
     finally:
         pool.close()
+
+
+@pytest.mark.parametrize("sandbox", ["none", "auto"])
+def test_a_program_gets_a_minimal_environment_and_an_empty_folder(tmp_path, monkeypatch, sandbox):
+    from test_bubblewrap_sandbox import require_bwrap
+
+    from arena.execution.process.bubblewrap import SandboxSettings
+    from arena.execution.process.program_bot import ProgramLimits, ProgramPool
+    from arena.plugins.manifests import read_manifest
+
+    if sandbox == "auto":
+        require_bwrap()
+    monkeypatch.setenv("ARENA_TEST_TOKEN", "a secret of the user's shell")
+    (tmp_path / "env.sh").write_text(
+        'read line\nset -- *\necho "token=$ARENA_TEST_TOKEN|mine=$MINE|home=$HOME|files=$*" >&2\n'
+        f"echo '{HELLO}'\nwhile read line; do :; done\n"
+    )
+    (tmp_path / "env.toml").write_text(
+        manifest("env", '"sh", "env.sh"') + '[env]\nMINE = "declared"\n'
+    )
+    limits = ProgramLimits(sandbox=SandboxSettings(sandbox), stderr=None)
+    with open(tmp_path / "err", "w") as err:
+        pool = ProgramPool(read_manifest(tmp_path / "env.toml"), limits)
+        pool.limits = ProgramLimits(sandbox=SandboxSettings(sandbox), stderr=err.fileno())
+        try:
+            pool.process()
+            folder = pool.current.folder
+        finally:
+            pool.close()
+    seen = dict(p.split("=", 1) for p in (tmp_path / "err").read_text().strip().split("|"))
+    assert seen["token"] == "" and seen["mine"] == "declared", seen
+    assert seen["files"] == "*", seen  # run in an empty folder, not arena's
+    assert seen["home"] == (folder or "/tmp/program"), seen
+    assert folder is None or not os.path.exists(folder)  # removed with it

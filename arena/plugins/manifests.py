@@ -38,7 +38,7 @@ CACHE_ENV = "ARENA_CACHE_DIR"
 BUILD_SECONDS = 300.0  # wall-clock and CPU time
 BUILD_MEMORY = 4 << 30  # bytes of address space
 BUILD_SYSTEM_FILES = ("/etc/alternatives",)  # (Debian's /usr/bin/cc leads there)
-KNOWN_KEYS = {"name", "games", "command", "build", "settings", "sources"}
+KNOWN_KEYS = {"name", "games", "command", "build", "settings", "sources", "env"}
 
 
 class ManifestError(Exception):
@@ -55,6 +55,7 @@ class Manifest:
     settings: tuple[tuple[str, Any], ...]
     sources: tuple[str, ...]  # files of its folder whose change means a new version
     version: str = ""  # ``digest()``, read once by ``read_manifest``
+    env: tuple[tuple[str, str], ...] = ()  # variables its program is given, besides the few
 
     @property
     def folder(self) -> Path:
@@ -141,6 +142,9 @@ def read_manifest(path: Path) -> Manifest:
         json.dumps(settings)
     except (TypeError, ValueError):
         raise ManifestError("settings must be JSON values (no dates or times)") from None
+    env = data.get("env", {})
+    if not (isinstance(env, dict) and all(isinstance(v, str) for v in env.values())):
+        raise ManifestError("env must be a table of strings (variables for its program)")
     manifest = Manifest(
         str(path.resolve()),
         name,
@@ -163,7 +167,7 @@ def read_manifest(path: Path) -> Manifest:
         version = manifest.digest()
     except OSError as exc:
         raise ManifestError(f"cannot read its files: {exc}") from None
-    return Manifest(**{**manifest.__dict__, "version": version})
+    return Manifest(**{**manifest.__dict__, "version": version, "env": tuple(sorted(env.items()))})
 
 
 def _inside(path: str, folder: str) -> bool:

@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 
@@ -39,6 +41,7 @@ from arena.referee.faults import ProgramFault, out_of_cpu, process_ended
 STARTUP_SECONDS = 10.0  # for the hello (the referee's clock may end the wait sooner)
 ENDING_SECONDS = 1.0  # for the exit status once its output has ended
 WRITE_SECONDS = 1.0  # for a message to go into a program that does not read
+SANDBOX_FOLDER = "/tmp/program"  # where a sandboxed program runs (its /tmp is its own)
 
 
 @dataclass(frozen=True)
@@ -73,25 +76,35 @@ class ProgramProcess:
         self.limits = limits
         self.on_line = on_line  # told (direction, line) of every line: ``arena check-bot``
         sandboxed = bubblewrap.active(limits.sandbox)
+        argv = manifest.argv()
+        # an empty folder of its own: in the sandbox's private /tmp, else one removed as it ends
+        self.folder = None if sandboxed else tempfile.mkdtemp(prefix="arena-program-")
         config = {
-            "argv": manifest.argv(),
+            "argv": argv,
             "cpu": limits.cpu,
             "processes": bubblewrap.process_cap() if sandboxed else 0,
+            "env": program_environment(manifest, self.folder or SANDBOX_FOLDER),
         }
         command = [sys.executable, "-I", "-S", LAUNCHER]
         if sandboxed:
             files, exact = manifest.visible()
-            command = bubblewrap.wrap(command, files, limits.sandbox, exact)
-        self.process = subprocess.Popen(
-            command,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=limits.stderr,
-            start_new_session=True,  # its own process group: killed with whatever it started
-            preexec_fn=bubblewrap.limit_memory(limits.memory),
-            env=child_environment(LAUNCH_ENV, config),
-            bufsize=0,
-        )
+            command = bubblewrap.wrap(command, files, limits.sandbox, exact, (), SANDBOX_FOLDER)
+        try:
+            self.process = subprocess.Popen(
+                command,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=limits.stderr,
+                start_new_session=True,  # its own process group: killed with whatever it started
+                preexec_fn=bubblewrap.limit_memory(limits.memory),
+                env=child_environment(LAUNCH_ENV, config),
+                cwd=self.folder,
+                bufsize=0,
+            )
+        except OSError:
+            if self.folder is not None:
+                shutil.rmtree(self.folder, ignore_errors=True)
+            raise
         self.wrapped = sandboxed
         self.stdin = self.process.stdin.fileno()
         self.stdout = self.process.stdout.fileno()
@@ -202,6 +215,19 @@ class ProgramProcess:
                 stream.close()
             except OSError:
                 pass
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def program_environment(manifest: Manifest, folder: str) -> dict[str, str]:
+    """A program's environment: not arena's (no secret of the user's shell reaches it), only
+    ``PATH``, ``LANG``, ``HOME`` (its build folder, else ``folder``) and its manifest's ``env``."""
+    env = {
+        "PATH": os.environ.get("PATH", os.defpath),
+        "LANG": os.environ.get("LANG", "C.UTF-8"),
+        "HOME": str(manifest.cache()) if manifest.build is not None else folder,
+    }
+    return {**env, **dict(manifest.env)}
 
 
 class ProgramPool:
