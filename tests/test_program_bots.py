@@ -374,3 +374,11 @@ def test_a_program_gets_a_minimal_environment_and_an_empty_folder(tmp_path, monk
     assert seen["files"] == "*", seen  # run in an empty folder, not arena's
     assert seen["home"] == (folder or "/tmp/program"), seen
     assert folder is None or not os.path.exists(folder)  # removed with it
+
+
+def test_a_bare_command_of_check_bot_has_what_to_show_in_the_sandbox(tmp_path):
+    from arena.protocol.conformance import command_manifest
+
+    files, exact = command_manifest(["sh", "-c", "exit 0"]).visible()  # (no manifest file)
+    assert all(os.path.exists(p) for p in files + exact) and os.path.realpath(
+        shutil.which("sh")) in {os.path.realpath(p) for p in files + exact}  # fmt: skip

@@ -84,12 +84,13 @@ class Manifest:
         shown as themselves alone): the manifest, its sources, its own build folder and its
         program; never the rest of its folder nor the folder above."""
         exact = [self.path, *(str(self.folder / name) for name in self.sources)]
+        exact = [p for p in exact if os.path.exists(p)]  # (``check-bot`` of a bare command)
         if self.build is not None:
             exact.append(str(self.cache()))
         first = self.argv()[0]
         with_folder = []
         if os.path.exists(first):
-            if any(_inside(first, str(p)) for p in (self.folder, self.cache())):
+            if any(_inside(first, p) for p in (*exact, str(self.folder))):
                 exact.append(first)
             else:  # an interpreter installed outside /usr (its libraries beside it)
                 with_folder.append(first)
