@@ -182,9 +182,10 @@ class ProgramHost(Host):
             self.restart()
 
     def restart(self) -> None:
-        """Start the program again at once, on the time of the decision that failed (a fault
-        already): the decisions after it are not charged with the start."""
-        try:  # (not awaited here: its next use waits for its hello, as ``ProgramPlayer._ask``)
+        """Start the program again at once, after a decision that failed (a fault already),
+        without waiting for its hello here: its next use waits for it, as ``ProgramPlayer._ask``
+        does, while the program has been starting since now."""
+        try:
             self.pool.spawn()
         except ProgramFault:
             pass  # (the next decision says why)
