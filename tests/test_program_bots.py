@@ -73,6 +73,9 @@ JS = {
     "garbage": "'this is not JSON'",
     "illegal": '\'{"type":"action","action":"XX"}\'',
     "huge": "'x'.repeat(10000000)",  # a line of 10 MB
+    # a legal answer, and the same again 10 ms later, when its request's batch has been read
+    "surplus": "(setTimeout(() => console.log(JSON.stringify(SURPLUS)), 10), "
+               "JSON.stringify(SURPLUS))",
 }
 EXITS_C = """
 #include <stdio.h>
@@ -93,7 +96,8 @@ def js_program(answer: str) -> str:
         "require('readline').createInterface({input: process.stdin}).on('line', (line) => {\n"
         "  const m = JSON.parse(line);\n"
         f"  if (m.type === 'hello') console.log('{HELLO}');\n"
-        f"  else if (m.type === 'act') console.log({answer});\n"
+        "  const SURPLUS = {type: 'action', action: (m.observation || {}).legal_actions?.[0]};\n"
+        f"  if (m.type === 'act') console.log({answer});\n"
         "});\n"
     )
 
@@ -122,6 +126,8 @@ EXPECTED = {
     "parent": ({"crash"}, "its program ended (exit code"),
     "garbage": ({"crash"}, "it wrote not JSON: 'this is not JSON'"),
     "illegal": ({"illegal"}, '"XX" is not a legal action'),
+    # (a surplus that comes while the next answer is awaited is read as that answer)
+    "surplus": ({"crash", "illegal"}, ""),
     "exits": ({"crash"}, "its program ended (exit code 3)"),
 }
 
@@ -138,10 +144,13 @@ def test_hostile_programs_are_faulted_with_the_right_kind_and_disturb_nothing(tm
     seats = faults_by_seat(ran, name)
     assert seats, ran.rows[name]
     for faults in seats.values():
-        assert len(faults) == 3  # then the seat forfeits (--max-faults 3)
+        assert len(faults) == 3 or name == "surplus"  # then the seat forfeits (--max-faults 3)
         for _, found_kind, found_message in faults:
             assert found_kind in kinds and message in found_message, faults
-    assert ran.rows[name]["forfeits"] == len(seats)
+    assert ran.rows[name]["forfeits"] == len(seats) or name == "surplus"
+    if name == "surplus":  # never taken for the answer to a later request
+        found = [m for faults in seats.values() for _, _, m in faults]
+        assert any("it wrote a message nobody asked for" in m for m in found), found
     if name == "parent":  # whatever it started ended with it
         assert not _processes_with("1234.5"), "a child of the program outlived it"
 
@@ -187,3 +196,189 @@ def test_a_program_draws_on_its_time_bank_and_is_told_what_is_left(tmp_path, mod
     assert banked.faults() == [], banked.faults()
     unbanked = program_run(tmp_path / "no-bank", files, mode, **options)
     assert {(bot, kind) for bot, _, _, _, kind, _ in unbanked.faults()} == {("slow", "timeout")}
+
+
+SPY = """read line
+echo "parent:" "$1"/../* >&2
+x=none; read -r x 2>/dev/null < "$1/../beside.txt"; echo "beside: $x" >&2
+x=none; read -r x 2>/dev/null < "$2/programs/other-0123/bin"; echo "other: $x" >&2
+x=none; read -r x 2>/dev/null < "$3/built"; echo "own: $x" >&2
+echo '{"type":"hello","protocol":1,"name":"spy","games":["twenty-down"]}'
+while read line; do :; done
+"""  # (builtins only: as root the sandbox lets it start no process)
+
+
+def test_a_sandboxed_program_sees_its_own_files_only(tmp_path, monkeypatch):
+    from test_bubblewrap_sandbox import require_bwrap
+
+    from arena.execution.process.program_bot import ProgramLimits, ProgramPool
+    from arena.plugins.manifests import prepare, read_manifest
+
+    require_bwrap()
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("ARENA_CACHE_DIR", str(cache))
+    (tmp_path / "beside.txt").write_text("the user's secret")
+    (cache / "programs" / "other-0123").mkdir(parents=True)
+    (cache / "programs" / "other-0123" / "bin").write_text("another program's build")
+    bots = write_bots(tmp_path / "bots", {"spy.sh": SPY, "spy.toml": (
+        'name = "spy"\nbuild = ["sh", "-c", "echo mine > {cache}/built"]\n'
+        f'command = ["sh", "spy.sh", "{{dir}}", "{cache}", "{{cache}}"]\n')})  # fmt: skip
+    manifest = read_manifest(bots / "spy.toml")
+    prepare(manifest)
+    with open(tmp_path / "err", "w") as err:
+        pool = ProgramPool(manifest, ProgramLimits(stderr=err.fileno()))
+        try:
+            pool.process()
+        finally:
+            pool.close()
+    seen = dict(line.split(": ", 1) for line in (tmp_path / "err").read_text().splitlines())
+    listed = {os.path.basename(p) for p in seen["parent"].split()}
+    assert "bots" in listed and "beside.txt" not in listed, seen  # (the cache: a mount point)
+    assert "secret" not in seen["beside"] and "another" not in seen["other"], seen
+    assert seen["own"] == "mine", seen
+
+
+def test_a_sandboxed_build_writes_only_into_its_own_cache(tmp_path, monkeypatch):
+    from test_bubblewrap_sandbox import require_bwrap
+
+    from arena.plugins.manifests import ManifestError, prepare, read_manifest
+
+    require_bwrap()
+    monkeypatch.setenv("ARENA_CACHE_DIR", str(tmp_path / "cache"))
+    bots = write_bots(tmp_path / "bots", {
+        "b.toml": 'name = "b"\nbuild = ["sh", "-c", "echo x > {dir}/../escaped"]\ncommand = "sh"\n',
+        "c.toml": 'name = "c"\nbuild = ["sh", "-c", "echo x > {dir}/escaped"]\ncommand = "sh"\n',
+    })  # fmt: skip
+    prepare(read_manifest(bots / "b.toml"))  # (into the sandbox's own empty root)
+    with pytest.raises(ManifestError, match="build failed"):
+        prepare(read_manifest(bots / "c.toml"))  # (its folder is read-only)
+    assert not (tmp_path / "escaped").exists() and not (bots / "escaped").exists()
+
+
+def test_a_swapped_build_is_built_again(tmp_path, monkeypatch):
+    from arena.plugins.manifests import prepare, read_manifest
+
+    monkeypatch.setenv("ARENA_CACHE_DIR", str(tmp_path / "cache"))
+    build = '["sh", "-c", "echo ours > {cache}/out"]'
+    toml = f'name = "b"\nbuild = {build}\ncommand = "sh"\n'
+    bots = write_bots(tmp_path / "bots", {"b.toml": toml})
+    manifest = read_manifest(bots / "b.toml")
+    prepare(manifest)
+    (manifest.cache() / "out").write_text("swapped\n")
+    prepare(manifest)
+    assert (manifest.cache() / "out").read_text() == "ours\n"
+
+
+def test_a_date_in_settings_is_a_one_line_error(tmp_path):
+    from arena.plugins.manifests import ManifestError, read_manifest
+
+    path = tmp_path / "d.toml"
+    path.write_text('name = "d"\ncommand = ["sh"]\n[settings]\nwhen = 2024-01-01\n')
+    with pytest.raises(ManifestError, match="no dates or times"):
+        read_manifest(path)
+
+
+def test_the_manifest_is_read_once_not_at_every_spawn(tmp_path):
+    from arena.plugins.manifests import read_manifest
+
+    (tmp_path / "bot.sh").write_text("exit 0\n")
+    path = tmp_path / "s.toml"
+    path.write_text('name = "s"\ncommand = ["sh", "bot.sh"]\n')
+    manifest = read_manifest(path)
+    first = manifest.cache()
+    (tmp_path / "bot.sh").unlink()  # (a digest now would fail)
+    assert manifest.cache() == first and manifest.digest() == first.name.split("-")[-1]
+
+
+def test_a_program_host_restarts_a_program_without_waiting_for_its_hello(tmp_path):
+    from types import SimpleNamespace
+
+    from arena.execution.process.bubblewrap import SandboxSettings
+    from arena.execution.process.program_bot import ProgramLimits, ProgramPool
+    from arena.execution.process.program_host import ProgramHost
+    from arena.plugins.manifests import read_manifest
+
+    (tmp_path / "slow.sh").write_text(f"read line\nsleep 0.3\necho '{HELLO}'\ncat >/dev/null\n")
+    (tmp_path / "slow.toml").write_text(manifest("slow", '"sh", "slow.sh"'))
+    limits = ProgramLimits(sandbox=SandboxSettings("none"))
+    pool = ProgramPool(read_manifest(tmp_path / "slow.toml"), limits)
+    try:
+        first = pool.process()
+        ProgramHost.restart(SimpleNamespace(pool=pool))  # (a decision of it failed)
+        assert pool.current is not first and pool.current.alive
+        assert pool.greeted is not pool.current  # its hello not awaited in the failed command
+        player = pool.started_factory()()  # a seat's creation does not await it either
+        assert pool.greeted is not pool.current
+        player._ask(None)
+        assert pool.greeted is pool.current  # its first message does
+    finally:
+        pool.close()
+
+
+def test_a_line_written_after_its_answer_was_read_is_not_the_next_answer(tmp_path):
+    import time
+
+    from arena.execution.process.bubblewrap import SandboxSettings
+    from arena.execution.process.program_bot import ProgramLimits, ProgramPool
+    from arena.plugins.manifests import read_manifest
+    from arena.referee.faults import ProgramFault
+
+    answer = '{"type":"action","action":0}'
+    (tmp_path / "twice.sh").write_text(
+        f"read line\necho '{HELLO}'\nread line\necho '{answer}'\nsleep 0.1\necho '{answer}'\n"
+        "while read line; do :; done\n"
+    )
+    (tmp_path / "twice.toml").write_text(manifest("twice", '"sh", "twice.sh"'))
+    pool = ProgramPool(read_manifest(tmp_path / "twice.toml"), ProgramLimits(
+        sandbox=SandboxSettings("none")))  # fmt: skip
+    try:
+        player = pool.factory()
+        request = b'{"type":"act","id":1}\n'
+        assert player._ask(request) == {"type": "action", "action": 0}
+        time.sleep(0.4)  # (its second line is in the pipe, unread)
+        with pytest.raises(ProgramFault, match="a message nobody asked for"):
+            player._ask(request)
+    finally:
+        pool.close()
+
+
+@pytest.mark.parametrize("sandbox", ["none", "auto"])
+def test_a_program_gets_a_minimal_environment_and_an_empty_folder(tmp_path, monkeypatch, sandbox):
+    from test_bubblewrap_sandbox import require_bwrap
+
+    from arena.execution.process.bubblewrap import SandboxSettings
+    from arena.execution.process.program_bot import ProgramLimits, ProgramPool
+    from arena.plugins.manifests import read_manifest
+
+    if sandbox == "auto":
+        require_bwrap()
+    monkeypatch.setenv("ARENA_TEST_TOKEN", "a secret of the user's shell")
+    (tmp_path / "env.sh").write_text(
+        'read line\nset -- *\necho "token=$ARENA_TEST_TOKEN|mine=$MINE|home=$HOME|files=$*" >&2\n'
+        f"echo '{HELLO}'\nwhile read line; do :; done\n"
+    )
+    (tmp_path / "env.toml").write_text(
+        manifest("env", '"sh", "env.sh"') + '[env]\nMINE = "declared"\n'
+    )
+    limits = ProgramLimits(sandbox=SandboxSettings(sandbox), stderr=None)
+    with open(tmp_path / "err", "w") as err:
+        pool = ProgramPool(read_manifest(tmp_path / "env.toml"), limits)
+        pool.limits = ProgramLimits(sandbox=SandboxSettings(sandbox), stderr=err.fileno())
+        try:
+            pool.process()
+            folder = pool.current.folder
+        finally:
+            pool.close()
+    seen = dict(p.split("=", 1) for p in (tmp_path / "err").read_text().strip().split("|"))
+    assert seen["token"] == "" and seen["mine"] == "declared", seen
+    assert seen["files"] == "*", seen  # run in an empty folder, not arena's
+    assert seen["home"] == (folder or "/tmp/program"), seen
+    assert folder is None or not os.path.exists(folder)  # removed with it
+
+
+def test_a_bare_command_of_check_bot_has_what_to_show_in_the_sandbox(tmp_path):
+    from arena.protocol.conformance import command_manifest
+
+    files, exact = command_manifest(["sh", "-c", "exit 0"]).visible()  # (no manifest file)
+    assert all(os.path.exists(p) for p in files + exact) and os.path.realpath(
+        shutil.which("sh")) in {os.path.realpath(p) for p in files + exact}  # fmt: skip

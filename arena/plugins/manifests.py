@@ -21,7 +21,9 @@ build) is a load error with the reason, as a broken bot file is. The program its
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -33,8 +35,10 @@ from typing import Any
 from arena.bot import Bot
 
 CACHE_ENV = "ARENA_CACHE_DIR"
-BUILD_SECONDS = 300.0
-KNOWN_KEYS = {"name", "games", "command", "build", "settings", "sources"}
+BUILD_SECONDS = 300.0  # wall-clock and CPU time
+BUILD_MEMORY = 4 << 30  # bytes of address space
+BUILD_SYSTEM_FILES = ("/etc/alternatives",)  # (Debian's /usr/bin/cc leads there)
+KNOWN_KEYS = {"name", "games", "command", "build", "settings", "sources", "env"}
 
 
 class ManifestError(Exception):
@@ -50,6 +54,8 @@ class Manifest:
     build: tuple[str, ...] | None
     settings: tuple[tuple[str, Any], ...]
     sources: tuple[str, ...]  # files of its folder whose change means a new version
+    version: str = ""  # ``digest()``, read once by ``read_manifest``
+    env: tuple[tuple[str, str], ...] = ()  # variables its program is given, besides the few
 
     @property
     def folder(self) -> Path:
@@ -57,6 +63,8 @@ class Manifest:
 
     def digest(self) -> str:
         """Of the manifest and every file it names: the build's cache key, the bot's version."""
+        if self.version:
+            return self.version
         digest = hashlib.sha256(Path(self.path).read_bytes())
         for name in self.sources:
             digest.update(name.encode() + b"\0")
@@ -71,15 +79,22 @@ class Manifest:
         """The command to run, resolved: ready for ``exec``."""
         return _resolve(self, self.command, which=True)
 
-    def visible(self) -> list[str]:
-        """What a sandbox around the program must show: its folder, its build, its program."""
-        files = [str(self.folder)]
+    def visible(self) -> tuple[list[str], list[str]]:
+        """What a sandbox around the program must show, as (files shown with their folder, paths
+        shown as themselves alone): the manifest, its sources, its own build folder and its
+        program; never the rest of its folder nor the folder above."""
+        exact = [self.path, *(str(self.folder / name) for name in self.sources)]
+        exact = [p for p in exact if os.path.exists(p)]  # (``check-bot`` of a bare command)
         if self.build is not None:
-            files.append(str(self.cache()))
+            exact.append(str(self.cache()))
         first = self.argv()[0]
+        with_folder = []
         if os.path.exists(first):
-            files.append(first)
-        return files
+            if any(_inside(first, p) for p in (*exact, str(self.folder))):
+                exact.append(first)
+            else:  # an interpreter installed outside /usr (its libraries beside it)
+                with_folder.append(first)
+        return with_folder, exact
 
 
 class ProgramBot(Bot):
@@ -124,6 +139,13 @@ def read_manifest(path: Path) -> Manifest:
     settings = data.get("settings", {})
     if not isinstance(settings, dict):
         raise ManifestError("settings must be a table")
+    try:
+        json.dumps(settings)
+    except (TypeError, ValueError):
+        raise ManifestError("settings must be JSON values (no dates or times)") from None
+    env = data.get("env", {})
+    if not (isinstance(env, dict) and all(isinstance(v, str) for v in env.values())):
+        raise ManifestError("env must be a table of strings (variables for its program)")
     manifest = Manifest(
         str(path.resolve()),
         name,
@@ -141,7 +163,17 @@ def read_manifest(path: Path) -> Manifest:
     missing = [s for s in sources if not (manifest.folder / s).is_file()]
     if missing:
         raise ManifestError(f"no such source file(s): {', '.join(missing)}")
-    return Manifest(**{**manifest.__dict__, "sources": tuple(sources)})
+    manifest = Manifest(**{**manifest.__dict__, "sources": tuple(sources)})
+    try:
+        version = manifest.digest()
+    except OSError as exc:
+        raise ManifestError(f"cannot read its files: {exc}") from None
+    return Manifest(**{**manifest.__dict__, "version": version, "env": tuple(sorted(env.items()))})
+
+
+def _inside(path: str, folder: str) -> bool:
+    path, folder = os.path.realpath(path), os.path.realpath(folder)
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
 def _argv(value: Any, key: str) -> tuple[str, ...]:
@@ -201,17 +233,23 @@ def prepare(manifest: Manifest) -> None:
 
 def _build(manifest: Manifest) -> None:
     cache = manifest.cache()
-    if (cache / ".built").is_file():
-        return
+    stamp = cache / ".built"
+    if stamp.is_file():
+        if stamp.read_text().strip() == _output_digest(cache):
+            return
+        shutil.rmtree(cache, ignore_errors=True)  # changed since it was built: built again
     cache.mkdir(parents=True, exist_ok=True)
     argv = _resolve(manifest, manifest.build or (), which=True)
+    command, preexec = _build_sandbox(manifest, argv, cache)
     try:
         done = subprocess.run(
-            argv,
+            command,
             cwd=manifest.folder,
             stdin=subprocess.DEVNULL,
             capture_output=True,
             timeout=BUILD_SECONDS,
+            preexec_fn=preexec,
+            env=_build_environment(cache),
         )
     except subprocess.TimeoutExpired:
         raise ManifestError(f"build did not finish within {BUILD_SECONDS:g} s") from None
@@ -221,7 +259,46 @@ def _build(manifest: Manifest) -> None:
         lines = (done.stderr or done.stdout).decode(errors="replace").strip().splitlines()
         why = lines[0] if lines else "no output"
         raise ManifestError(f"build failed (exit {done.returncode}): {why[:200]}")
-    (cache / ".built").write_text(" ".join(argv) + "\n")
+    stamp.write_text(_output_digest(cache) + "\n")
+
+
+def _build_sandbox(manifest: Manifest, argv: list[str], cache: Path):
+    """(the build's command, its ``preexec_fn``): under bubblewrap when it works, seeing the
+    system read-only, its manifest's folder read-only and writing only into its own cache
+    folder, without network; always under the build's memory and CPU-time limits."""
+    from arena.execution.process import bubblewrap
+
+    def limits() -> None:
+        bubblewrap.limit_memory(BUILD_MEMORY)()
+        resource.setrlimit(resource.RLIMIT_CPU, (int(BUILD_SECONDS), int(BUILD_SECONDS) + 1))
+
+    settings = bubblewrap.SandboxSettings(bubblewrap.default_mode())
+    if not bubblewrap.active(settings):
+        return argv, limits
+    shown = [str(manifest.folder)] + [p for p in BUILD_SYSTEM_FILES if os.path.exists(p)]
+    command = bubblewrap.wrap(argv, [argv[0]], settings, shown, [str(cache)])
+    chdir = command.index("--chdir")  # (into its folder, not the sandbox's empty /tmp)
+    command[chdir + 1] = str(manifest.folder)
+    return command, limits
+
+
+def _build_environment(cache: Path) -> dict[str, str]:
+    return {
+        "PATH": os.environ.get("PATH", os.defpath),
+        "LANG": os.environ.get("LANG", "C.UTF-8"),
+        "HOME": str(cache),
+        "TMPDIR": "/tmp",
+    }
+
+
+def _output_digest(cache: Path) -> str:
+    """Of every file the build wrote (but ``.built``, which holds it)."""
+    digest = hashlib.sha256()
+    for path in sorted(cache.rglob("*")):
+        if path.is_file() and path.name != ".built":
+            digest.update(str(path.relative_to(cache)).encode() + b"\0")
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
 
 
 def bot_class(manifest: Manifest) -> type[ProgramBot]:

@@ -126,10 +126,29 @@ def describe(settings: SandboxSettings, memory_mib: int) -> str:
     )
 
 
-def wrap(command: list[str], files: list[str], settings: SandboxSettings) -> list[str]:
+def wrap(
+    command: list[str],
+    files: list[str],
+    settings: SandboxSettings,
+    exact: list[str] = (),
+    writable: list[str] = (),
+    folder: str | None = None,
+) -> list[str]:
     """``command`` (a ``python -m …`` of arena) as bubblewrap runs it, seeing ``files`` (the bot
-    files, and their folders) besides Python and arena."""
-    return _bwrap_arguments(bwrap_path() or "bwrap", files, settings.hidden) + command
+    files, and their folders) besides Python and arena; ``exact``, files or folders shown as
+    themselves alone (never their folder), and ``writable``, folders it may write into; it runs
+    in ``folder`` (made empty, writable, in its private ``/tmp``; default ``/tmp`` itself)."""
+    args = _bwrap_arguments(bwrap_path() or "bwrap", files, settings.hidden)
+    if folder is not None:
+        args[args.index("--chdir") + 1] = folder
+        args += ["--dir", folder]
+    for path in exact:
+        for name in {os.path.abspath(path), os.path.realpath(path)}:
+            args += ["--ro-bind", os.path.realpath(path), name]
+    for path in writable:
+        for name in {os.path.abspath(path), os.path.realpath(path)}:
+            args += ["--bind", os.path.realpath(path), name]
+    return args + command
 
 
 def start(

@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 
@@ -39,6 +41,7 @@ from arena.referee.faults import ProgramFault, out_of_cpu, process_ended
 STARTUP_SECONDS = 10.0  # for the hello (the referee's clock may end the wait sooner)
 ENDING_SECONDS = 1.0  # for the exit status once its output has ended
 WRITE_SECONDS = 1.0  # for a message to go into a program that does not read
+SANDBOX_FOLDER = "/tmp/program"  # where a sandboxed program runs (its /tmp is its own)
 
 
 @dataclass(frozen=True)
@@ -73,24 +76,35 @@ class ProgramProcess:
         self.limits = limits
         self.on_line = on_line  # told (direction, line) of every line: ``arena check-bot``
         sandboxed = bubblewrap.active(limits.sandbox)
+        argv = manifest.argv()
+        # an empty folder of its own: in the sandbox's private /tmp, else one removed as it ends
+        self.folder = None if sandboxed else tempfile.mkdtemp(prefix="arena-program-")
         config = {
-            "argv": manifest.argv(),
+            "argv": argv,
             "cpu": limits.cpu,
             "processes": bubblewrap.process_cap() if sandboxed else 0,
+            "env": program_environment(manifest, self.folder or SANDBOX_FOLDER),
         }
         command = [sys.executable, "-I", "-S", LAUNCHER]
         if sandboxed:
-            command = bubblewrap.wrap(command, manifest.visible(), limits.sandbox)
-        self.process = subprocess.Popen(
-            command,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=limits.stderr,
-            start_new_session=True,  # its own process group: killed with whatever it started
-            preexec_fn=bubblewrap.limit_memory(limits.memory),
-            env=child_environment(LAUNCH_ENV, config),
-            bufsize=0,
-        )
+            files, exact = manifest.visible()
+            command = bubblewrap.wrap(command, files, limits.sandbox, exact, (), SANDBOX_FOLDER)
+        try:
+            self.process = subprocess.Popen(
+                command,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=limits.stderr,
+                start_new_session=True,  # its own process group: killed with whatever it started
+                preexec_fn=bubblewrap.limit_memory(limits.memory),
+                env=child_environment(LAUNCH_ENV, config),
+                cwd=self.folder,
+                bufsize=0,
+            )
+        except OSError:
+            if self.folder is not None:
+                shutil.rmtree(self.folder, ignore_errors=True)
+            raise
         self.wrapped = sandboxed
         self.stdin = self.process.stdin.fileno()
         self.stdout = self.process.stdout.fileno()
@@ -156,6 +170,16 @@ class ProgramProcess:
                 raise self.fault(self.death())
             buffer += chunk
 
+    def surplus(self) -> bool:
+        """Whether it wrote a line nobody asked for (one read, without waiting, so that a line
+        written late is not taken for the answer to the next request)."""
+        if not self.buffer.strip() and select.select([self.stdout], [], [], 0)[0]:
+            try:
+                self.buffer += os.read(self.stdout, 1 << 16)
+            except OSError:
+                pass  # (the next read finds out how it ended)
+        return bool(self.buffer.strip())
+
     def fault(self, what: tuple[str, str]) -> ProgramFault:
         """The fault ``what`` (kind, message); the program is killed."""
         self.kill()
@@ -191,6 +215,19 @@ class ProgramProcess:
                 stream.close()
             except OSError:
                 pass
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def program_environment(manifest: Manifest, folder: str) -> dict[str, str]:
+    """A program's environment: not arena's (no secret of the user's shell reaches it), only
+    ``PATH``, ``LANG``, ``HOME`` (its build folder, else ``folder``) and its manifest's ``env``."""
+    env = {
+        "PATH": os.environ.get("PATH", os.defpath),
+        "LANG": os.environ.get("LANG", "C.UTF-8"),
+        "HOME": str(manifest.cache()) if manifest.build is not None else folder,
+    }
+    return {**env, **dict(manifest.env)}
 
 
 class ProgramPool:
@@ -239,9 +276,25 @@ class ProgramPool:
             pass  # (``process`` finds it dead)
         return process
 
-    def factory(self) -> ProgramPlayer:
+    def factory(self, wait: bool = True) -> ProgramPlayer:
         self.ids += 1
-        return ProgramPlayer(self, self.ids)
+        return ProgramPlayer(self, self.ids, wait)
+
+    def started_factory(self):
+        """A factory of players that do not wait for the program's hello (their first message
+        does), with the program started now if it is not running; if it cannot start, a factory
+        raising why."""
+        if self.current is None or not self.current.alive:
+            try:
+                self.spawn()
+            except ProgramFault as exc:
+                error = exc
+
+                def cannot_start():
+                    raise error
+
+                return cannot_start
+        return lambda: self.factory(wait=False)
 
     def ready_factory(self):
         """``factory``, with the program started now, off the referee's clock (a program may
@@ -271,13 +324,14 @@ class ProgramPlayer:
     # the run uses --time-bank. (The one place a request's ``time`` is read from.)
     _arena_bank: float | None = None
 
-    def __init__(self, pool: ProgramPool, key: int):
+    def __init__(self, pool: ProgramPool, key: int, wait: bool = True):
         self.pool = pool
         self.id = key
         self.told: ProgramProcess | None = None  # the process told this game's start
         self.begin: dict | None = None
         self.writer = RequestWriter(pool.verified)
-        pool.process()  # a program that cannot start: this seat cannot be created
+        if wait:
+            pool.process()  # a program that cannot start: this seat cannot be created
 
     bank_total: float | None = None  # the game's time bank (``info.time_bank``)
 
@@ -332,7 +386,7 @@ class ProgramPlayer:
                     process.send(self.begin)
             if request is None:
                 return None
-            if process.buffer:
+            if process.surplus():
                 raise process.fault(("crash", "it wrote a message nobody asked for"))
             if not isinstance(request, bytes):
                 process.send(request)

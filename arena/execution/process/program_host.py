@@ -86,8 +86,8 @@ class ProgramHost(Host):
             if op != "act" and op != "act_changes":
                 self.collect(pending)
                 pending = []
-                if op == "new":  # the program started off the referee's clock, if need be
-                    self.spec.create = self.pool.ready_factory()
+                if op == "new":  # the program started (not awaited: its start waits for it)
+                    self.spec.create = self.pool.started_factory()
                 super().run([command])
                 continue
             self.started += 1
@@ -106,6 +106,11 @@ class ProgramHost(Host):
                 pending = []
                 self.progress[0] = self.started
                 self.reply(*self.act(player, observation, limit))
+                continue
+            if not pending and process.surplus():  # (written after the last batch was read)
+                self.progress[0] = self.started
+                self.reply("crash", "it wrote a message nobody asked for", 0.0)
+                self.restart()
                 continue
             line, legal = player.writer.line(player.id, observation, player.time())
             self.outgoing += line
@@ -177,11 +182,11 @@ class ProgramHost(Host):
             self.restart()
 
     def restart(self) -> None:
-        """Start the program again at once, on the time of the decision that failed (a fault
-        already): the decisions after it are not charged with the start."""
-        self.pool.close()
+        """Start the program again at once, after a decision that failed (a fault already),
+        without waiting for its hello here: its next use waits for it, as ``ProgramPlayer._ask``
+        does, while the program has been starting since now."""
         try:
-            self.pool.process()
+            self.pool.spawn()
         except ProgramFault:
             pass  # (the next decision says why)
 

@@ -3,7 +3,8 @@
 Run as ``python -I -S .../program_launch.py`` (inside the bubblewrap sandbox when there is one, its
 memory limit already set by the parent): it sets the CPU-time limit and the process cap, installs
 the signal filter of ``execution.process.sandbox`` (which the program inherits through ``exec``:
-it may signal nobody but itself) and executes the program named in its configuration. A bot's
+it may signal nobody but itself) and executes the program named in its configuration, in the
+environment given there (not arena's). A bot's
 Python process does the same to itself before importing the bot (``execution.process.bot_host``).
 
 It is run as a file, without ``site`` and without importing ``arena`` (which would cost a
@@ -50,7 +51,7 @@ def main() -> None:
     _sandbox().signal_only_self(no_processes=processes == 1)
     argv = config["argv"]
     try:
-        os.execv(argv[0], argv)
+        os.execve(argv[0], argv, config["env"])
     except OSError as exc:
         print(f"arena: cannot execute {argv[0]}: {exc}", file=sys.stderr)
         os._exit(127)
