@@ -53,6 +53,8 @@ def test_tournaments_with_the_node_and_c_example_bots(tmp_path, mode, game):
         assert rows[bot]["games"] >= 1 and rows[bot]["faults"] == 0, rows[bot]
     assert sum(row["games"] for row in rows.values()) == 6 * 4
     assert ran.faults() == []
+    # in either mode the programs are sandboxed, and the run says how, in one line
+    assert sum(line.startswith("sandbox: ") for line in ran.proc.stderr.splitlines()) == 1
 
 
 def manifest(name: str, command: str) -> str:

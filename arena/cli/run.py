@@ -317,7 +317,7 @@ def _play(plan, registry, store, settled, quiet: bool, sandbox, fail_fast: bool 
     from arena.tournament.run import TournamentError, run_tournament
     from arena.views.progress import Progress
 
-    _announce(plan, settled, sandbox)
+    _announce(plan, settled, sandbox, _fields_programs(registry, settled))
     progress = Progress(enabled=not quiet)
     try:
         with progress:
@@ -348,7 +348,17 @@ def _write_report(store, registry, path: Path) -> None:
     typer.echo(f"{path}: report written ({count} games to replay)", err=True)
 
 
-def _announce(plan, settled, sandbox) -> None:
+def _fields_programs(registry, settled) -> bool:
+    """Whether the run seats a program bot (bots/*.toml): its programs are sandboxed in both
+    isolation modes, so the sandbox line is printed (and this process kept out of their reach)."""
+    names = {name for game_plan in settled.tournament.plans for name in game_plan.bots}
+    bots = registry.bots
+    return any(
+        bots[name].origin and bots[name].origin[0] == "manifest" for name in names if name in bots
+    )
+
+
+def _announce(plan, settled, sandbox, programs: bool = False) -> None:
     from arena.views.fields import describe_plan
 
     tournament = settled.tournament
@@ -364,7 +374,7 @@ def _announce(plan, settled, sandbox) -> None:
     typer.echo(
         f"seed {tournament.seed}, {jobs}, isolation {how}{bank}, results in {plan.db}", err=True
     )
-    if settled.isolation == "process":
+    if settled.isolation == "process" or programs:
         announce_sandbox(sandbox, tournament.bot_memory)
 
 
