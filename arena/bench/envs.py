@@ -3,9 +3,10 @@
 ``python -m arena.bench.envs [GAMES]`` prints, per game, the engine's decisions per second
 (as ``arena.bench.engines``), the environment's steps per second (``env.last()``, a random action
 from the mask, ``env.step``: what a learning loop does at least) and their ratio ("cost"), and
-the engine's decisions per second when it also builds the acting seat's observation, the floor of
-any environment, with the environment's cost against that. All in CPU time, the best of five
-runs. Needs ``arena[rl]``.
+the engine's decisions per second when it also builds the acting seat's ``Observation`` (what the
+environment read its vector and mask from before the engines wrote them themselves:
+``State.write_observation``), with the environment's cost against that. All in CPU time, the
+best of five runs. Needs ``arena[rl]``.
 """
 
 from __future__ import annotations
@@ -30,8 +31,8 @@ CASES = (
 
 def engine_playout(game, games: int, seed: int = 1, observe: bool = False) -> tuple[int, float]:
     """Random legal play on the bare engine, as ``arena.bench.engines.random_playout``; with
-    ``observe``, the acting seat's ``Observation`` is also built at each decision: the least any
-    environment does (its vector and mask are read from it). Returns (decisions, CPU seconds)."""
+    ``observe``, the acting seat's ``Observation`` is also built at each decision (what an
+    environment reading it would do). Returns (decisions, CPU seconds)."""
     rng = random.Random(seed)
     randrange = rng.randrange
     decisions = 0

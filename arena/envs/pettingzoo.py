@@ -19,6 +19,7 @@ from pettingzoo import AECEnv
 
 from arena.envs.games import make_game
 from arena.envs.returns import deal_scores, rank_returns
+from arena.games.base import TERMINAL
 
 
 class ArenaAECEnv(AECEnv):
@@ -53,10 +54,15 @@ class ArenaAECEnv(AECEnv):
         # item by item (numpy's per-call overhead costs more than the encoding itself).
         self._zeros = array("f", bytes(4 * size))
         self._no_actions = bytes(actions)
+        self._masks: dict[tuple, bytes] = {}  # long lists of legal numbers -> their mask
         self._float32, self._int8 = np.dtype(np.float32), np.dtype(np.int8)
-        self._write = self.encoding.write
         self._acting = None  # the seat to act; None when the game is over
         self._rewarded = False
+
+    def agent_iter(self, max_iter: int = 2**63):
+        """``AECEnv.agent_iter`` as a generator (PettingZoo's iterator is a Python-level
+        ``__next__``, a noticeable part of a step here)."""
+        return _Agents(self, max_iter)
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -80,24 +86,35 @@ class ArenaAECEnv(AECEnv):
         self._acting = self.state.current_player()
         self.agent_selection = self.agents[self._acting]
 
-    def _turn_facts(self):
-        """The acting seat's observation and its legal action numbers (kept for the turn)."""
-        if self._turn is None:
-            obs = self.state.observation(self.state.current_player())
-            self._turn = (obs, self.encoding.legal_indices(obs))
-        return self._turn
+    def _legal(self) -> list[int]:
+        """The acting seat's legal action numbers, in the engine's order (kept for the turn)."""
+        legal = self._turn
+        if legal is None:
+            legal = self._turn = self.state.legal_numbers(self.encoding)
+        return legal
 
     def observe(self, agent):
         seat = self._seat[agent]
-        mask = bytearray(self._no_actions)
-        if seat == self._acting:
-            obs, legal = self._turn_facts()
-            for i in legal:
-                mask[i] = 1
-        else:
-            obs = self.state.observation(seat)
         vector = self._zeros[:]
-        self._write(obs, vector)
+        self.state.write_observation(self.encoding, seat, vector)
+        if seat == self._acting:
+            legal = self._turn or self._legal()
+            if len(legal) > 8:  # (How Low's 26 exchanges: a copy of a mask made once)
+                key = tuple(legal)
+                made = self._masks.get(key)
+                if made is None:
+                    made = bytearray(self._no_actions)
+                    for i in legal:
+                        made[i] = 1
+                    if len(self._masks) < 4096:
+                        self._masks[key] = bytes(made)
+                mask = bytearray(made)
+            else:
+                mask = bytearray(self._no_actions)
+                for i in legal:
+                    mask[i] = 1
+        else:
+            mask = bytearray(self._no_actions)
         return {
             "observation": np.frombuffer(vector, self._float32),
             "action_mask": np.frombuffer(mask, self._int8),
@@ -105,12 +122,11 @@ class ArenaAECEnv(AECEnv):
 
     def step(self, action) -> None:
         agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        if self._acting is None:  # the game is over: every agent is terminated
             self._was_dead_step(action)
             return
-        obs, legal = self._turn_facts()
         try:
-            index = legal.index(int(action))
+            index = (self._turn or self._legal()).index(int(action))
         except (ValueError, TypeError):
             message = f"action {action} is not legal for {agent} (see its action_mask)"
             raise ValueError(message) from None
@@ -119,20 +135,22 @@ class ArenaAECEnv(AECEnv):
         state = self.state
         state.apply_legal(index)
         if self._rewarded:  # (rewards are all zero but after a deal's or the game's end)
-            for a in self.agents:
-                self.rewards[a] = 0.0
+            rewards = self.rewards
+            for a in rewards:
+                rewards[a] = 0.0
             self._rewarded = False
         if self.per_deal:
             self._deal_rewards()
-        if state.is_terminal():
+        seat = state.current_player()
+        if seat == TERMINAL:
             for a, value in zip(self.agents, rank_returns(state.result()), strict=True):
                 self.rewards[a] += value
                 self.terminations[a] = True
             self._rewarded = True
             self._acting = None
         else:
-            self._acting = state.current_player()
-            self.agent_selection = self.agents[self._acting]
+            self._acting = seat
+            self.agent_selection = self.agents[seat]
         if self._rewarded:
             self._accumulate_rewards()
 
@@ -155,3 +173,21 @@ class ArenaAECEnv(AECEnv):
 
     def close(self) -> None:
         pass
+
+
+class _Agents:
+    """What ``agent_iter`` returns: each ``iter`` yields ``agent_selection`` until no agent is
+    left or ``max_iter`` are given, as PettingZoo's ``AECIterable``."""
+
+    __slots__ = ("env", "max_iter")
+
+    def __init__(self, env: ArenaAECEnv, max_iter: int):
+        self.env = env
+        self.max_iter = max_iter
+
+    def __iter__(self):
+        env = self.env
+        left = self.max_iter
+        while env.agents and left > 0:
+            left -= 1
+            yield env.agent_selection

@@ -398,6 +398,19 @@ class State:
     def _apply(self, action: Any) -> None:
         raise NotImplementedError
 
+    def write_observation(self, encoding, seat: int, out) -> None:
+        """Write ``encoding``'s vector of what ``seat`` may see into ``out`` (zeros, as
+        ``Encoding.write``). This default builds the ``Observation`` and encodes it; an engine
+        may override it to write straight from its own fields (the learning environments call
+        it at every step), and must then write exactly what the default does."""
+        encoding.write(self.observation(seat), out)
+
+    def legal_numbers(self, encoding) -> list[int]:
+        """``encoding``'s number of each legal action, in ``legal_actions()`` order (as
+        ``Encoding.legal_indices`` of the acting seat's observation, which this default reads;
+        an engine may override it, with the same result)."""
+        return encoding.legal_indices(self.observation(self.current_player()))
+
     def returns(self) -> tuple[int, ...]:
         """The final scores (OpenSpiel's name for them)."""
         return self.result().scores

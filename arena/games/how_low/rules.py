@@ -550,6 +550,25 @@ class HowLowState(base.State):
         obs.last_showdown = showdown
         return obs
 
+    def write_observation(self, encoding, seat: int, out) -> None:
+        """``State.write_observation`` straight from the engine's fields (the environments'
+        fast path; ``HowLowEncoding.write_state``)."""
+        if (
+            type(encoding) is not HowLowEncoding
+            or type(seat) is not int
+            or not 0 <= seat < len(self._chips_t)
+        ):
+            base.State.write_observation(self, encoding, seat, out)  # (its checks and errors)
+            return
+        encoding.write_state(self, seat, out, self._active_t, self._chips_t)
+
+    def legal_numbers(self, encoding) -> list[int]:
+        seat = self._cur
+        if type(encoding) is not HowLowEncoding or seat == TERMINAL:
+            return base.State.legal_numbers(self, encoding)
+        legal = self.legal_actions()
+        return encoding.legal_numbers(legal, self.hands[seat], self._std)
+
     def result(self) -> GameResult:
         """HL-17: survivors by chips, then the eliminated, later eliminations first."""
         if self._cur != TERMINAL:

@@ -4,11 +4,12 @@
 
 from __future__ import annotations
 
+from array import array
 from typing import Any
 
 from arena.cards import ASCII_NAMES, SUIT_LETTERS, Suit
 from arena.games.encoding import Encoding, exchange_index, exchange_name
-from arena.games.twenty_down.phases import DROP, PHASE_NAMES, STAY
+from arena.games.twenty_down.phases import DROP, EXCHANGE, PHASE_NAMES, PLAY, STAY
 
 PACK_SIZE = 32
 TRUMP_BASE, EXCHANGE_BASE, CARD_BASE, STAY_ACTION, DROP_ACTION = 0, 4, 30, 62, 63
@@ -17,6 +18,7 @@ CARD_INDEX: tuple[int | None, ...] = tuple(
     (c // 13) * 8 + c % 13 - 5 if c % 13 >= 5 else None for c in range(52)
 )
 _PHASE = {name: i for i, name in enumerate(PHASE_NAMES)}
+_PLAY_NUMBER = tuple(None if i is None else CARD_BASE + i for i in CARD_INDEX)
 _FULL_EXCHANGE = list(range(EXCHANGE_BASE, EXCHANGE_BASE + 26))
 
 
@@ -51,6 +53,17 @@ class TwentyDownEncoding(Encoding):
         # seat -> (the finished tricks, their "played" positions): the tricks only grow within
         # a deal, so each call adds the tricks finished since the last call of that seat.
         self._played: dict[int, tuple] = {}
+        # The engine's fast path (``write_state``): per seat, the state, its deal, the tricks
+        # done and the vector of everything but the hand and the trick in progress; in the play
+        # phase only finished tricks change it.
+        self._brostedt = game.variant == "brostedt"
+        self._zeros = array("f", bytes(4 * self.observation_size))
+        self._bases: list = [None] * 4
+        self._public = [
+            tuple(t[name] for name in ("dealer", "forehand", "points", "exchanged", "tricks_won"))
+            + (t["playing"], t["played"])
+            for t in self._by_seat
+        ]
 
     def _tables(self) -> None:
         """Every position a fact can land on, worked out once: by card, and per observing seat
@@ -137,6 +150,84 @@ class TwentyDownEncoding(Encoding):
                 i, j = table[s][card]
                 out[i] = out[j] = 1.0
             out[self._led[current[0][1]]] = 1.0
+
+    def write_state(self, state, seat: int, out) -> None:
+        """``write`` of ``state.observation(seat)``, read from the engine's own fields (its
+        ``write_observation``): the same vector, without building the observation."""
+        if state.phase == PLAY:
+            tricks = state.tricks
+            cached = self._bases[seat]
+            if cached is None or cached[0] is not state or cached[1] != state.deal:
+                base = self._zeros[:]
+                self._write_public(state, seat, base)
+                cached = self._bases[seat] = [state, state.deal, len(tricks), base]
+            elif cached[2] != len(tricks):  # the tricks finished since: all that changed
+                self._add_tricks(state, seat, tricks[cached[2] :], cached[3])
+                cached[2] = len(tricks)
+            out[:] = cached[3]
+        else:
+            self._write_public(state, seat, out)
+        hand = self._hand
+        for c in state.hands[seat]:
+            out[hand[c]] = 1.0
+        current = state.trick
+        if current:
+            table = self._by_seat[seat]["current"]
+            for s, card in current:
+                i, j = table[s][card]
+                out[i] = out[j] = 1.0
+            out[self._led[current[0][1]]] = 1.0
+
+    def _write_public(self, state, seat: int, out) -> None:
+        """What ``write`` writes but the hand and the trick in progress, from the engine."""
+        dealer, forehand, points, exchanged, won, playing, played = self._public[seat]
+        at = self.at
+        out[at["phase"] + state.phase] = 1.0
+        trump = state.trump
+        if trump is not None:
+            out[at["trump"] + trump] = 1.0
+        out[dealer[state.dealer]] = 1.0
+        out[forehand[state.forehand]] = 1.0
+        deal = state.deal
+        out[at["deal"]] = deal / self.max_deals
+        if deal > self.fixed_trump_after:
+            out[at["hearts_fixed"]] = 1.0
+        scale = self.start_points
+        values = state.points
+        count = state.exchanged
+        tricks_won = state.tricks_won
+        for s in range(4):
+            if values[s]:
+                out[points[s]] = values[s] / scale
+            out[exchanged[s][count[s]]] = 1.0
+            if tricks_won[s]:
+                out[won[s]] = tricks_won[s] / 5
+        if self._brostedt:
+            decided = state.playing
+            for s in range(4):
+                out[playing[s][decided[s]]] = 1.0
+        for trick in state.tricks:
+            for s, card in trick[1]:
+                out[played[s][card]] = 1.0
+
+    def _add_tricks(self, state, seat: int, tricks, out) -> None:
+        """Add finished ``tricks`` of this deal to a vector of ``_write_public``'s."""
+        played = self._public[seat][6]
+        won = self._public[seat][4]
+        for _leader, cards, winner in tricks:
+            for s, card in cards:
+                out[played[s][card]] = 1.0
+            out[won[winner]] = state.tricks_won[winner] / 5
+
+    def legal_numbers(self, phase: int, legal: list, hand) -> list[int]:
+        """``legal_indices`` from the engine's phase, legal actions and the acting hand."""
+        if phase == PLAY:
+            return list(map(_PLAY_NUMBER.__getitem__, legal))
+        if phase == EXCHANGE:
+            if len(legal) == 26:
+                return _FULL_EXCHANGE[:]
+            return [EXCHANGE_BASE + exchange_index(hand, a) for a in legal]
+        return [self.action_index(None, a) for a in legal]
 
     def action_index(self, obs, action: Any) -> int:
         if isinstance(action, Suit):

@@ -314,6 +314,23 @@ class TwentyDownState(base.State):
         obs.points, obs.exchanged, obs.tricks, obs.tricks_won, obs.playing, obs.last_tricks = pub
         return obs
 
+    def write_observation(self, encoding, seat: int, out) -> None:
+        """``State.write_observation`` straight from the engine's fields (the environments'
+        fast path; ``TwentyDownEncoding.write_state``)."""
+        if type(encoding) is not TwentyDownEncoding or type(seat) is not int or not 0 <= seat < 4:
+            base.State.write_observation(self, encoding, seat, out)  # (its checks and errors)
+            return
+        if self._pending:
+            self._draw_deal()
+        encoding.write_state(self, seat, out)
+
+    def legal_numbers(self, encoding) -> list[int]:
+        if type(encoding) is not TwentyDownEncoding or self._player == TERMINAL:
+            return base.State.legal_numbers(self, encoding)
+        if self._pending:
+            self._draw_deal()
+        return encoding.legal_numbers(self.phase, self._legal, self._hands[self._player])
+
     def clone(self) -> TwentyDownState:
         """A copy to play on: the flat lists and the hands copied, every other slot shared
         (immutable values, and lists and tuples that are only ever replaced), written out slot by
