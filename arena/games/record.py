@@ -269,8 +269,12 @@ def _chance_events(compact: list) -> list[dict]:
     return events
 
 
-def expand(blob: bytes, games: dict[str, type[Game]]) -> dict:
-    """The full self-contained record of a stored game (see docs/records.md)."""
+def replay_stored(
+    blob: bytes, games: dict[str, type[Game]]
+) -> tuple[State, dict, list[float]]:
+    """The final state of a stored game, replayed through its engine, with the record's header
+    and decision times (seconds): ``expand`` without building the record, for a caller that
+    writes it another way (``arena.games.record_text``)."""
     header, indices, times = unpack(blob)
     try:
         game = games[header["game"]](
@@ -286,17 +290,34 @@ def expand(blob: bytes, games: dict[str, type[Game]]) -> dict:
     else:
         state = game.replay_state(_chance_events(header["chance"]))
         state.chance.seed = header["seed"]
-    for number, index in enumerate(indices, start=1):
-        legal = state.legal_actions()
-        if index >= len(legal):
-            raise RecordError(f"stored record: decision {number} has no action {index}")
-        state.apply_legal(index)
+    apply = state.apply_legal
+    try:
+        # every engine's apply_legal reads legal_actions()[index] before it changes anything
+        for index in indices:
+            apply(index)
+    except IndexError:
+        number = len(state.history) + 1
+        index = indices[number - 1]
+        if index < len(state.legal_actions()):
+            raise
+        raise RecordError(f"stored record: decision {number} has no action {index}") from None
     if isinstance(state.chance, _StoredChance) and state.chance.left_over():
         raise RecordError("stored record: chance data left over after the last decision")
+    return state, header, times
+
+
+def decision_ms(seconds: float) -> float:
+    """A decision time as a record states it."""
+    return round(seconds * 1000, 3)
+
+
+def expand(blob: bytes, games: dict[str, type[Game]]) -> dict:
+    """The full self-contained record of a stored game (see docs/records.md)."""
+    state, header, times = replay_stored(blob, games)
     record = state.record()
     record["bots"] = header["bots"]
     record["faults"] = header["faults"]
-    record["decision_ms"] = [round(t * 1000, 3) for t in times]
+    record["decision_ms"] = [decision_ms(t) for t in times]
     if "time_bank" in header:
         record["time_bank"] = header["time_bank"]
     return record
