@@ -44,7 +44,7 @@ def _stored(name: str, kwargs: dict, seed, rng: random.Random, time_bank=None) -
         indices.append(index)
         state.apply_legal(index)
     times = [rng.choice([0.0, 2e-6, rng.random() * 1e-3, rng.random() * 3]) for _ in indices]
-    bots = tuple(rng.choice(["random", "ünïcode \"bot\"", "b"]) for _ in range(state.game.players))
+    bots = tuple(rng.choice(["random", 'ünïcode "bot"', "b"]) for _ in range(state.game.players))
     faults = rng.choice([[], [{"seat": 0, "decision": 1, "kind": "timeout", "message": "é"}]])
     return pack(state, bots, faults, indices, times, time_bank)
 

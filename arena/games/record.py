@@ -269,9 +269,7 @@ def _chance_events(compact: list) -> list[dict]:
     return events
 
 
-def replay_stored(
-    blob: bytes, games: dict[str, type[Game]]
-) -> tuple[State, dict, list[float]]:
+def replay_stored(blob: bytes, games: dict[str, type[Game]]) -> tuple[State, dict, list[float]]:
     """The final state of a stored game, replayed through its engine, with the record's header
     and decision times (seconds): ``expand`` without building the record, for a caller that
     writes it another way (``arena.games.record_text``)."""
