@@ -288,7 +288,8 @@ def replay_stored(blob: bytes, games: dict[str, type[Game]]) -> tuple[State, dic
     else:
         state = game.replay_state(_chance_events(header["chance"]))
         state.chance.seed = header["seed"]
-    apply = state.apply_legal
+    # an engine may offer a cheaper apply_legal for replays (How Low: ``apply_stored``)
+    apply = getattr(state, "apply_stored", None) or state.apply_legal
     try:
         # every engine's apply_legal reads legal_actions()[index] before it changes anything
         for index in indices:
