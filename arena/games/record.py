@@ -39,6 +39,7 @@ HALF_MAX = 65504.0  # the largest half-precision float: longer decisions are sto
 # reading a replay needs.
 _LOW_MASK = bytes(b & 0xC0 for b in range(256))
 _LOW_MIDDLE = 0x20  # added back when reading: the middle of what the dropped bits stand for
+_WITH_MIDDLE = bytes(b | _LOW_MIDDLE for b in range(256))
 
 
 def _preset_dictionary() -> bytes:
@@ -165,7 +166,10 @@ def pack(
 def _times_v2(high: bytes, low: bytes) -> list[float]:
     halves = bytearray(2 * len(high))
     halves[1::2] = high
-    halves[0::2] = bytes(b | _LOW_MIDDLE if b or h else 0 for b, h in zip(low, high, strict=True))
+    halves[0::2] = low.translate(_WITH_MIDDLE)
+    if 0 in high:  # a zero stays zero (a tiny time has low bits: it keeps its middle)
+        for i in [i for i, h in enumerate(high) if not h and not low[i]]:
+            halves[2 * i] = 0
     return list(struct.unpack(f"<{len(high)}e", halves))
 
 

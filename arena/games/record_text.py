@@ -31,9 +31,8 @@ class RecordText:
     def __init__(self) -> None:
         self._starts: dict[tuple, str] = {}
         self._events: dict[str, str] = {}
-        # game name -> per seat: Card -> '[seat, "QH"]' (a list indexed by the card's number),
-        # and any other action -> its text (a Card is never a key: a Suit can equal one)
-        self._action_tables: dict[str, tuple[list[list[str]], list[dict]]] = {}
+        # game name -> the texts of actions (``_tables``)
+        self._action_tables: dict[str, tuple[list[list[str]], list[str], dict]] = {}
         self._bots: dict[tuple, str] = {}
         self._times = _TimeTexts()
 
@@ -63,30 +62,30 @@ class RecordText:
                 parts.append(f"{head}{_dumps(to_plain(value))}}}")
         return f"[{', '.join(parts)}]"
 
-    def _tables(self, game: Game) -> tuple[list[list[str]], list[dict]]:
-        """Per seat: the texts of playing each card (by the card's number) and a dict of the
-        other actions' texts. Per game: one game's actions of one type are one shape."""
+    def _tables(self, game: Game) -> tuple[list[list[str]], list[str], dict]:
+        """Per seat the texts of playing each card (by the card's number) and the start of any
+        other action, ``'[seat, '``; and the texts of the other actions (one game's are of one
+        shape: a Twenty Down trump is a Suit, which can equal a card's number)."""
         tables = self._action_tables.get(game.name)
         if tables is None:
-            tables = self._action_tables[game.name] = ([], [])
-        cards, others = tables
+            tables = self._action_tables[game.name] = ([], [], {})
+        cards, seats, _ = tables
         while len(cards) < game.players:
-            cards.append([f"[{len(cards)}, {text}]" for text in _CARD_TEXT])
-            others.append({})
+            seats.append(f"[{len(cards)}, ")
+            cards.append([f"{seats[-1]}{text}]" for text in _CARD_TEXT])
         return tables
 
     def _actions(self, history: list, game: Game) -> str:
-        cards, others = self._tables(game)
+        cards, seats, known = self._tables(game)
 
         def other(seat: int, action) -> str:
-            known = others[seat]
             try:
                 text = known.get(action)
             except TypeError:  # an unhashable action: dumped every time
                 return _dumps([seat, to_plain(action)])
             if text is None:
-                text = known[action] = _dumps([seat, to_plain(action)])
-            return text
+                text = known[action] = _dumps(to_plain(action))
+            return f"{seats[seat]}{text}]"
 
         parts = [cards[s][a] if type(a) is Card else other(s, a) for s, a in history]
         return f"[{', '.join(parts)}]"
