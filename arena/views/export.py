@@ -2,7 +2,8 @@
 json`` prints (``arena-record/1``, docs/records.md, with the database's ``arena`` facts).
 
 Records are stored compact (action indices, card orders); each is expanded by replaying it
-through its engine (``arena.games.record.expand``), which is most of the cost. ``jobs`` > 1
+through its engine (``arena.games.record.replay_stored``), which is most of the cost, and written
+as ``expand``'s record would be dumped (``arena.games.record_text``: the same bytes). ``jobs`` > 1
 expands in that many processes, in order. A record kept in its exported form
 (``arena.store.kept_records``, ``keep``) is streamed as stored, with no engine at all.
 """
