@@ -226,13 +226,14 @@ class _StoredChance(Chance):
     """Chance served from a format-2 record: numbers and card orders in the order the engine
     asks for them, each logged under the name the engine gives it (as ``Chance`` does)."""
 
-    __slots__ = ("_numbers", "_cards", "_at")
+    __slots__ = ("_numbers", "_cards", "_at", "_pack")
 
     def __init__(self, seed, numbers: Sequence[int], cards: bytes):
         super().__init__(seed)
         self._numbers = deque(numbers)
         self._cards = cards
         self._at = 0
+        self._pack = ((), b"")  # the last tuple of cards shuffled, and its cards sorted
 
     def shuffled(self, key, cards):
         n = len(cards)
@@ -240,9 +241,15 @@ class _StoredChance(Chance):
         if len(chunk) != n or max(chunk, default=0) >= len(CARDS):
             raise RecordError(f"stored record: no card order for chance event {key!r}")
         self._at += n
-        order = [CARDS[b] for b in chunk]
-        if sorted(order) != sorted(cards):
+        if cards is self._pack[0]:  # every deal shuffles the game's one tuple of its pack
+            expected = self._pack[1]
+        else:
+            expected = bytes(sorted(cards))
+            if type(cards) is tuple:
+                self._pack = (cards, expected)
+        if bytes(sorted(chunk)) != expected:
             raise RecordError(f"stored record: chance event {key!r} is not an order of its cards")
+        order = [CARDS[b] for b in chunk]
         self.log.append((key, tuple(order)))
         return order
 

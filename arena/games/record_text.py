@@ -84,7 +84,11 @@ class RecordText:
             except TypeError:  # an unhashable action: dumped every time
                 return _dumps([seat, to_plain(action)])
             if text is None:
-                text = known[action] = _dumps(to_plain(action))
+                if type(action) is tuple and all(type(c) is Card for c in action):
+                    text = f"[{', '.join([_CARD_TEXT[c] for c in action])}]"
+                else:
+                    text = _dumps(to_plain(action))
+                known[action] = text
             return f"{seats[seat]}{text}]"
 
         parts = [cards[s][a] if type(a) is Card else other(s, a) for s, a in history]
