@@ -39,6 +39,7 @@ HALF_MAX = 65504.0  # the largest half-precision float: longer decisions are sto
 # reading a replay needs.
 _LOW_MASK = bytes(b & 0xC0 for b in range(256))
 _LOW_MIDDLE = 0x20  # added back when reading: the middle of what the dropped bits stand for
+_WITH_MIDDLE = bytes(b | _LOW_MIDDLE for b in range(256))
 
 
 def _preset_dictionary() -> bytes:
@@ -165,7 +166,10 @@ def pack(
 def _times_v2(high: bytes, low: bytes) -> list[float]:
     halves = bytearray(2 * len(high))
     halves[1::2] = high
-    halves[0::2] = bytes(b | _LOW_MIDDLE if b or h else 0 for b, h in zip(low, high, strict=True))
+    halves[0::2] = low.translate(_WITH_MIDDLE)
+    if 0 in high:  # a zero stays zero (a tiny time has low bits: it keeps its middle)
+        for i in [i for i, h in enumerate(high) if not h and not low[i]]:
+            halves[2 * i] = 0
     return list(struct.unpack(f"<{len(high)}e", halves))
 
 
@@ -222,13 +226,14 @@ class _StoredChance(Chance):
     """Chance served from a format-2 record: numbers and card orders in the order the engine
     asks for them, each logged under the name the engine gives it (as ``Chance`` does)."""
 
-    __slots__ = ("_numbers", "_cards", "_at")
+    __slots__ = ("_numbers", "_cards", "_at", "_pack")
 
     def __init__(self, seed, numbers: Sequence[int], cards: bytes):
         super().__init__(seed)
         self._numbers = deque(numbers)
         self._cards = cards
         self._at = 0
+        self._pack = ((), b"")  # the last tuple of cards shuffled, and its cards sorted
 
     def shuffled(self, key, cards):
         n = len(cards)
@@ -236,9 +241,15 @@ class _StoredChance(Chance):
         if len(chunk) != n or max(chunk, default=0) >= len(CARDS):
             raise RecordError(f"stored record: no card order for chance event {key!r}")
         self._at += n
-        order = [CARDS[b] for b in chunk]
-        if sorted(order) != sorted(cards):
+        if cards is self._pack[0]:  # every deal shuffles the game's one tuple of its pack
+            expected = self._pack[1]
+        else:
+            expected = bytes(sorted(cards))
+            if type(cards) is tuple:
+                self._pack = (cards, expected)
+        if bytes(sorted(chunk)) != expected:
             raise RecordError(f"stored record: chance event {key!r} is not an order of its cards")
+        order = [CARDS[b] for b in chunk]
         self.log.append((key, tuple(order)))
         return order
 
@@ -269,8 +280,10 @@ def _chance_events(compact: list) -> list[dict]:
     return events
 
 
-def expand(blob: bytes, games: dict[str, type[Game]]) -> dict:
-    """The full self-contained record of a stored game (see docs/records.md)."""
+def replay_stored(blob: bytes, games: dict[str, type[Game]]) -> tuple[State, dict, list[float]]:
+    """The final state of a stored game, replayed through its engine, with the record's header
+    and decision times (seconds): ``expand`` without building the record, for a caller that
+    writes it another way (``arena.games.record_text``)."""
     header, indices, times = unpack(blob)
     try:
         game = games[header["game"]](
@@ -286,17 +299,35 @@ def expand(blob: bytes, games: dict[str, type[Game]]) -> dict:
     else:
         state = game.replay_state(_chance_events(header["chance"]))
         state.chance.seed = header["seed"]
-    for number, index in enumerate(indices, start=1):
-        legal = state.legal_actions()
-        if index >= len(legal):
-            raise RecordError(f"stored record: decision {number} has no action {index}")
-        state.apply_legal(index)
+    # an engine may offer a cheaper apply_legal for replays (How Low: ``apply_stored``)
+    apply = getattr(state, "apply_stored", None) or state.apply_legal
+    try:
+        # every engine's apply_legal reads legal_actions()[index] before it changes anything
+        for index in indices:
+            apply(index)
+    except IndexError:
+        number = len(state.history) + 1
+        index = indices[number - 1]
+        if index < len(state.legal_actions()):
+            raise
+        raise RecordError(f"stored record: decision {number} has no action {index}") from None
     if isinstance(state.chance, _StoredChance) and state.chance.left_over():
         raise RecordError("stored record: chance data left over after the last decision")
+    return state, header, times
+
+
+def decision_ms(seconds: float) -> float:
+    """A decision time as a record states it."""
+    return round(seconds * 1000, 3)
+
+
+def expand(blob: bytes, games: dict[str, type[Game]]) -> dict:
+    """The full self-contained record of a stored game (see docs/records.md)."""
+    state, header, times = replay_stored(blob, games)
     record = state.record()
     record["bots"] = header["bots"]
     record["faults"] = header["faults"]
-    record["decision_ms"] = [round(t * 1000, 3) for t in times]
+    record["decision_ms"] = [decision_ms(t) for t in times]
     if "time_bank" in header:
         record["time_bank"] = header["time_bank"]
     return record

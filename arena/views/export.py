@@ -2,7 +2,8 @@
 json`` prints (``arena-record/1``, docs/records.md, with the database's ``arena`` facts).
 
 Records are stored compact (action indices, card orders); each is expanded by replaying it
-through its engine (``arena.games.record.expand``), which is most of the cost. ``jobs`` > 1
+through its engine (``arena.games.record.replay_stored``), which is most of the cost, and written
+as ``expand``'s record would be dumped (``arena.games.record_text``: the same bytes). ``jobs`` > 1
 expands in that many processes, in order. A record kept in its exported form
 (``arena.store.kept_records``, ``keep``) is streamed as stored, with no engine at all.
 """
@@ -15,7 +16,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from arena.games.base import Game, RecordError
-from arena.games.record import expand
+from arena.games.record import replay_stored
+from arena.games.record_text import RecordText
 from arena.store.kept_records import checksum
 from arena.views.replay import stored_facts
 
@@ -52,16 +54,17 @@ def _lines(
     ``keep``, the rows to keep for the records expanded here."""
     out = []
     new = []
+    writer = RecordText()
     for item in items:
         if item.kept is not None:
             out.append(_line(zlib.decompress(item.kept).decode(), item.facts))
             continue
         try:
-            record = expand(item.blob, games)
+            state, header, times = replay_stored(item.blob, games)
         except RecordError as exc:
             out.append(f"!game {item.facts['id']}: {exc}")
             continue
-        text = json.dumps(record, ensure_ascii=False)
+        text = writer.text(state, header, times)
         out.append(_line(text, item.facts))
         if keep:
             packed = zlib.compress(text.encode(), _KEEP_LEVEL)

@@ -53,7 +53,7 @@ from arena.games.how_low.drawing import table_drawing
 from arena.games.how_low.encoding import HowLowEncoding
 from arena.games.how_low.hands import HAND_SIZE, REDRAW, ROUNDS, VALUE
 from arena.games.how_low.showdown import bank_prize, settle
-from arena.games.how_low.tables import COUNT, ENTRY, KEEP, STANDARD
+from arena.games.how_low.tables import COUNT, ENTRY, KEEP, STANDARD, THROWN
 from arena.games.how_low.view import RULES, HowLowNarrator, prompt_line, table_lines
 
 IS_KING: tuple[bool, ...] = tuple(RANK_OF[c] == KING for c in range(52))
@@ -386,6 +386,44 @@ class HowLowState(base.State):
                 self._legal = None
                 return
         self._legal = None
+        pos = self.pos + 1
+        if pos == self._k:
+            if self.round == ROUNDS:
+                self._showdown()
+                return
+            self.round += 1
+            pos = 0
+        self.pos = pos
+        self._cur = self.order[pos]
+
+    def apply_stored(self, index: int) -> None:
+        """``apply_legal(index)`` for a replay of stored indices (``arena export``): with the
+        26 standard discards, the one thrown is read from the hand by ``index`` (``THROWN``)
+        instead of listing them all first; any other case is ``apply_legal``."""
+        if self._legal is not None or not self._fast or not 0 <= index < STANDARD:
+            self.apply_legal(index)
+            return
+        seat = self._cur
+        if seat < 0:
+            self.apply_legal(index)  # the game is over: no action at all
+            return
+        count = COUNT[index]
+        if count:
+            stock = self.stock
+            if len(stock) < count:
+                self._restock()
+                stock = self.stock
+            held = self.hands[seat]
+            action = THROWN[index](held)
+            hand = [*KEEP[index](held), *stock[-count:]]
+            del stock[-count:]
+            hand.sort()
+            self.hands[seat] = hand
+            self.pile += action
+        else:
+            action = ()
+        self.history.append((seat, action))
+        self.discards.append(ENTRY[seat][count])
         pos = self.pos + 1
         if pos == self._k:
             if self.round == ROUNDS:

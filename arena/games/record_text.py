@@ -1,0 +1,137 @@
+"""The JSON text of a game record, written from a finished state without the nested dicts.
+
+``RecordText.text(state, extra)`` is ``json.dumps(record, ensure_ascii=False)`` of the record
+``arena.games.record.expand`` returns (``state.record()`` plus ``extra``: the bots, the faults,
+the decision times), the same characters, made from string pieces: the start of the record a
+game's facts give is made once per game, every card's and every ``(seat, action)``'s text is
+made once and looked up after that, and a chance event's card order is one ``join``. A record
+holds about 200 actions and 500 dealt cards, so this is most of what ``arena export`` saved by
+not dumping dicts (docs/research.md). Anything not of the common shapes (an action of another
+type, a chance value that is neither a card order nor a number) goes through ``json.dumps``.
+"""
+
+from __future__ import annotations
+
+import json
+
+from arena.cards import ASCII_NAMES, Card
+from arena.games.base import RECORD_FORMAT, Game, State, to_plain
+from arena.games.record import decision_ms
+
+_CARD_TEXT: tuple[str, ...] = tuple(f'"{name}"' for name in ASCII_NAMES)
+
+
+def _dumps(value) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+class RecordText:
+    """Writes records as JSON text; keeps the texts it made (use one per export, any games)."""
+
+    def __init__(self) -> None:
+        self._starts: dict[tuple, str] = {}
+        self._events: dict[str, str] = {}
+        # game name -> the texts of actions (``_tables``)
+        self._action_tables: dict[str, tuple[list[list[str]], list[str], dict]] = {}
+        self._bots: dict[tuple, str] = {}
+        self._times = _TimeTexts()
+
+    def _start(self, game: Game) -> str:
+        """``'{"format": ..., "params": {...}, "seed": '``: the same for every game of ``game``."""
+        key = (game.name, game.players, game.variant, tuple(game.params.items()))
+        start = self._starts.get(key)
+        if start is None:
+            text = _dumps({"format": RECORD_FORMAT, **game.to_json()})
+            start = self._starts[key] = f'{text[:-1]}, "seed": '
+        return start
+
+    def _chance(self, log: list) -> str:
+        events = self._events
+        parts = []
+        for key, value in log:
+            head = events.get(key)
+            if head is None:
+                head = events[key] = f'{{"event": {_dumps(key)}, "value": '
+            kind = type(value)
+            # (a tuple is a card order, as Chance.shuffled logs one: its first card tells)
+            if kind is tuple and value and type(value[0]) is Card:
+                parts.append(f"{head}[{', '.join([_CARD_TEXT[c] for c in value])}]}}")
+            elif kind is int:
+                parts.append(f"{head}{value}}}")
+            else:
+                parts.append(f"{head}{_dumps(to_plain(value))}}}")
+        return f"[{', '.join(parts)}]"
+
+    def _tables(self, game: Game) -> tuple[list[list[str]], list[str], dict]:
+        """Per seat the texts of playing each card (by the card's number) and the start of any
+        other action, ``'[seat, '``; and the texts of the other actions (one game's are of one
+        shape: a Twenty Down trump is a Suit, which can equal a card's number)."""
+        tables = self._action_tables.get(game.name)
+        if tables is None:
+            tables = self._action_tables[game.name] = ([], [], {})
+        cards, seats, _ = tables
+        while len(cards) < game.players:
+            seats.append(f"[{len(cards)}, ")
+            cards.append([f"{seats[-1]}{text}]" for text in _CARD_TEXT])
+        return tables
+
+    def _actions(self, history: list, game: Game) -> str:
+        cards, seats, known = self._tables(game)
+
+        def other(seat: int, action) -> str:
+            try:
+                text = known.get(action)
+            except TypeError:  # an unhashable action: dumped every time
+                return _dumps([seat, to_plain(action)])
+            if text is None:
+                if type(action) is tuple and all(type(c) is Card for c in action):
+                    text = f"[{', '.join([_CARD_TEXT[c] for c in action])}]"
+                else:
+                    text = _dumps(to_plain(action))
+                known[action] = text
+            return f"{seats[seat]}{text}]"
+
+        parts = [cards[s][a] if type(a) is Card else other(s, a) for s, a in history]
+        return f"[{', '.join(parts)}]"
+
+    def _bots_text(self, bots) -> str:
+        key = tuple(bots)
+        text = self._bots.get(key)
+        if text is None:
+            text = self._bots[key] = _dumps(list(bots))
+        return text
+
+    def text(self, state: State, header: dict, times: list[float]) -> str:
+        """``json.dumps(record, ensure_ascii=False)`` of the record ``arena.games.record.expand``
+        makes of ``replay_stored``'s ``state, header, times``."""
+        parts = [
+            self._start(state.game),
+            _dumps(state.chance.seed),
+            ', "chance": ',
+            self._chance(state.chance.log),
+            ', "actions": ',
+            self._actions(state.history, state.game),
+        ]
+        if state.is_terminal():
+            parts += ', "result": ', _dumps(state.result().to_json())
+        parts += (
+            ', "bots": ',
+            self._bots_text(header["bots"]),
+            ', "faults": ',
+            _dumps(header["faults"]) if header["faults"] else "[]",
+            ', "decision_ms": [',
+            ", ".join(map(self._times.__getitem__, times)),
+            "]",
+        )
+        if "time_bank" in header:
+            parts += ', "time_bank": ', _dumps(header["time_bank"])
+        parts.append("}")
+        return "".join(parts)
+
+
+class _TimeTexts(dict):
+    """A decision time in seconds -> its text in a record: half floats, so a few hundred."""
+
+    def __missing__(self, seconds: float) -> str:
+        text = self[seconds] = _dumps(decision_ms(seconds))
+        return text

@@ -1,0 +1,92 @@
+"""``arena export``'s fast path writes each record as the very bytes ``arena replay ID --format
+json`` prints: ``RecordText`` over ``replay_stored`` against ``json.dumps(expand(...))``, on random
+games of both games, several table sizes, variants and parameters."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena.games.base import RecordError
+from arena.games.record import expand, pack, replay_stored
+from arena.games.record_text import RecordText
+from arena.plugins.builtin import BUILTIN_GAMES
+
+GAMES = {g.name: g for g in BUILTIN_GAMES}
+
+TABLES = st.one_of(
+    st.builds(
+        lambda variant, fixed: ("twenty-down", {"variant": variant, "fixed_trump_after": fixed}),
+        st.sampled_from([None, "brostedt"]),
+        st.integers(0, 8),
+    ),
+    st.builds(
+        lambda players, variant, deals: (
+            "how-low-can-you-go",
+            {"players": players, "variant": variant, "max_deals": deals},
+        ),
+        st.integers(2, 10),
+        st.sampled_from([None, "whalen"]),
+        st.integers(1, 12),
+    ),
+)
+
+
+def _stored(name: str, kwargs: dict, seed, rng: random.Random, time_bank=None):
+    """A random game played through ``apply_legal``: its final state and its compact record."""
+    state = GAMES[name](**kwargs).new_state(seed)
+    indices = []
+    while not state.is_terminal():
+        index = rng.randrange(len(state.legal_actions()))
+        indices.append(index)
+        state.apply_legal(index)
+    times = [rng.choice([0.0, 2e-6, rng.random() * 1e-3, rng.random() * 3]) for _ in indices]
+    bots = tuple(rng.choice(["random", 'ünïcode "bot"', "b"]) for _ in range(state.game.players))
+    faults = rng.choice([[], [{"seat": 0, "decision": 1, "kind": "timeout", "message": "é"}]])
+    return state, pack(state, bots, faults, indices, times, time_bank)
+
+
+@settings(max_examples=40, deadline=None)
+@given(TABLES, st.one_of(st.integers(0, 10**6), st.text(max_size=8)), st.randoms())
+def test_the_fast_text_is_the_json_of_the_expanded_record(table, seed, rng):
+    name, kwargs = table
+    time_bank = rng.choice([None, {"bank": 1.5, "used": [0.25] * 10}])
+    played, blob = _stored(name, kwargs, seed, rng, time_bank)
+    replayed = expand(blob, GAMES)  # through the engine's replay path (How Low: apply_stored)
+    assert {key: replayed[key] for key in played.record()} == played.record()
+    writer = RecordText()
+    for _ in range(2):  # the second time from the texts the writer keeps
+        assert writer.text(*replay_stored(blob, GAMES)) == json.dumps(
+            expand(blob, GAMES), ensure_ascii=False
+        )
+
+
+def test_one_writer_serves_both_games_in_turn():
+    """A Twenty Down trump (a Suit) and a How Low card can be the same int: never confused."""
+    rng = random.Random(7)
+    blobs = [
+        _stored(name, kwargs, f"mixed-{i}", rng)[1]
+        for i in range(3)
+        for name, kwargs in (("twenty-down", {}), ("how-low-can-you-go", {"players": 5}))
+    ]
+    writer = RecordText()
+    for blob in blobs + blobs[::-1]:
+        expected = json.dumps(expand(blob, GAMES), ensure_ascii=False)
+        assert writer.text(*replay_stored(blob, GAMES)) == expected
+
+
+@pytest.mark.parametrize("name", ["twenty-down", "how-low-can-you-go"])
+def test_an_index_with_no_action_is_a_record_error_naming_the_decision(name):
+    state = GAMES[name]().new_state("bad-index")
+    indices = []
+    while len(indices) < 5:
+        indices.append(0)
+        state.apply_legal(0)
+    bad = [*indices[:3], 200, *indices[4:]]
+    blob = pack(state, ("a",) * state.game.players, [], bad, [0.0] * len(bad))
+    with pytest.raises(RecordError, match="decision 4 has no action 200"):
+        replay_stored(blob, GAMES)
