@@ -182,7 +182,8 @@ require('readline').createInterface({input: process.stdin}).on('line', (line) =>
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 350);
     }
     const ok = m.time.move === 0.25 && typeof m.time.bank === 'number' && m.time.bank > 0;
-    console.log(JSON.stringify({type: 'action', action: ok ? m.observation.legal_actions[0] : 'XX'}));
+    const action = ok ? m.observation.legal_actions[0] : 'XX';
+    console.log(JSON.stringify({type: 'action', action: action}));
   }
 });
 """.replace("HELLO", HELLO)
@@ -192,7 +193,7 @@ require('readline').createInterface({input: process.stdin}).on('line', (line) =>
 def test_a_program_draws_on_its_time_bank_and_is_told_what_is_left(tmp_path, mode):
     require("node")
     files = {"slow.js": SLOW_JS, "slow.toml": manifest("slow", '"node", "slow.js"')}
-    options = dict(games=4, bots="slow,random", move_time=0.25)
+    options = {"games": 4, "bots": "slow,random", "move_time": 0.25}
     banked = program_run(tmp_path, files, mode, extra=["--time-bank", "3"], **options)
     assert_completed(banked)
     assert banked.faults() == [], banked.faults()
