@@ -10,28 +10,7 @@ from arena.cards import Card
 from arena.games.base import TERMINAL, Chance
 from arena.games.discards import MAX_DISCARD
 from arena.games.how_low.hands import HAND_SIZE
-
-# BITS[n] is ``n.bit_length()``, for ``shuffle``.
-BITS: tuple[int, ...] = tuple(n.bit_length() for n in range(2 * 52 + 1))
-
-
-def shuffle(rng: random.Random, cards: list) -> None:
-    """``rng.shuffle(cards)``: the same order from the same draws, twice as fast for a plain
-    ``random.Random`` (``Random.shuffle`` with its ``_randbelow`` written out: a search bot
-    determinizes with the same draws, and so plays the same games, as before). Any other
-    generator shuffles with its own ``shuffle``."""
-    if type(rng) is not random.Random or len(cards) >= len(BITS):
-        rng.shuffle(cards)
-        return
-    getrandbits = rng.getrandbits
-    bits = BITS
-    for i in range(len(cards) - 1, 0, -1):
-        n = i + 1
-        k = bits[n]
-        j = getrandbits(k)
-        while j >= n:
-            j = getrandbits(k)
-        cards[i], cards[j] = cards[j], cards[i]
+from arena.games.shuffle import shuffle
 
 
 def _unseen(pack: tuple, known) -> list | None:

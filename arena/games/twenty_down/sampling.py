@@ -8,37 +8,16 @@ search bot's seed plays the same games whatever this module's speed.
 
 from __future__ import annotations
 
-import random
 from math import comb
 from typing import Any
+
+from arena.games.shuffle import shuffle
 
 _SUIT: tuple[int, ...] = tuple(c // 13 for c in range(52))
 # For each set of void suits (a 4-bit mask): the cards of those suits, for one C-level test.
 _CARDS_OF_SUITS: tuple[frozenset[int], ...] = tuple(
     frozenset(c for c in range(52) if mask >> (c // 13) & 1) for mask in range(16)
 )
-_BIT_LENGTH = tuple(n.bit_length() for n in range(53))
-# Random.shuffle draws through _randbelow_with_getrandbits (CPython 3.2 on): inlined in shuffle.
-_PLAIN_SHUFFLE = random.Random._randbelow is random.Random._randbelow_with_getrandbits
-
-
-def shuffle(rng: Any, cards: list) -> None:
-    """``rng.shuffle(cards)``: the same draws and the same order, without its two Python calls a
-    card, when ``rng`` is a plain ``random.Random`` (``Random.shuffle`` and its ``_randbelow``
-    inlined; a test compares them). Determinizing shuffles the unseen cards at every playout of a
-    search bot."""
-    if type(rng) is not random.Random or not _PLAIN_SHUFFLE or len(cards) > 52:
-        rng.shuffle(cards)
-        return
-    getrandbits = rng.getrandbits
-    bits = _BIT_LENGTH
-    for i in range(len(cards) - 1, 0, -1):
-        n = i + 1
-        k = bits[n]
-        j = getrandbits(k)
-        while j >= n:
-            j = getrandbits(k)
-        cards[i], cards[j] = cards[j], cards[i]
 
 
 def proven_by_play(hand, tricks, trick, trump) -> tuple[list, list, set]:
