@@ -305,3 +305,14 @@ def test_rerunning_the_command_of_a_round_robin_stored_before_pairings_continues
     assert "pairing round-robin" in result.stderr
     with sqlite3.connect(db) as con:
         assert con.execute("SELECT COUNT(*), MAX(run_id) FROM games").fetchone() == (40, 1)
+
+
+def test_the_large_field_benchmark_fields_only_its_own_bots():
+    """The registry also holds the bundled bots (search bots among them): the benchmark's field
+    is the one class registered N times, every bot playing equally often."""
+    from arena.bench.fields import large_field
+
+    figures = large_field("twenty-down", 4, bots=8, games=8, jobs=0, echo=lambda *_: None)
+    assert figures["games_per_bot"] == (4, 4, 4)
+    figures = large_field("how-low-can-you-go", 10, bots=30, games=30, jobs=0, echo=lambda *_: None)
+    assert figures["games_per_bot"] == (10, 10, 10)

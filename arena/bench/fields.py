@@ -117,7 +117,7 @@ def large_field(
         plan = GamePlan(
             game_name,
             players,
-            sorted(registry.bots),
+            sorted(name for name in registry.bots if name.startswith("random-")),
             environment=environment_for(game_class),
             pairing=pairing,
         )
@@ -188,7 +188,8 @@ def ranking(
     checkpoints = sorted(checkpoints)
     game_class = registry.games[game_name].cls
     game = game_class()
-    bots = sorted(b.name for b in registry.bots_for(game_name))
+    # The field is the noisy copies alone, not the bundled bots every registry also holds.
+    bots = sorted(b.name for b in registry.bots_for(game_name) if b.name.startswith("noisy-"))
     environment = environment_for(game_class)
     schedule = Schedule(
         game_name, bots, game.players, checkpoints[-1], seed, pairing=pairing,
