@@ -122,7 +122,10 @@ def test_no_hidden_card_reaches_a_seats_vector(game, seed, moves, data):
     hidden = [c for h in swapped.hands if h is not hand for c in h]
     for name in ("talon", "stock", "pile"):
         hidden += getattr(swapped, name, [])
-    hand[0] = next(c for c in hidden if c not in hand)
+    replacement = next((c for c in hidden if c not in hand), None)
+    if replacement is None:  # nothing is hidden any more (the deal's last trick, its cards played)
+        return
+    hand[0] = replacement
     assert encoding.encode(swapped.observation(seat)) != encoding.encode(obs)
 
 
