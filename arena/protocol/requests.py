@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from arena.cards import ASCII_NAMES, Card, Suit
+from arena.cards import ASCII_NAMES, CARDS, SUITS, Card, Suit
 from arena.protocol import messages
 
 CHECKS = 3
@@ -73,13 +73,22 @@ def _safe(string: str) -> bool:
 
 
 class RequestWriter:
-    """Writes the ``act`` requests of one seat, remembering its last observation's fields."""
+    """Writes the ``act`` requests of one seat, remembering its last observation's fields and the
+    text of the immutable elements of its tuples (cards, the finished tricks, the pairs of a trick
+    being played), so that a tuple that grew pays only for its new elements."""
 
-    __slots__ = ("verified", "cls", "values", "texts", "plains", "heads")
+    __slots__ = (
+        "verified", "cls", "values", "texts", "heads", "legal_at", "legal", "memo", "keep",
+        "time_key", "time_text",
+    )  # fmt: skip
 
     def __init__(self, verified: dict):
         self.verified = verified  # class -> checks left (0: fast), or None: written by to_json
         self.cls = None
+        self.memo: dict[int, str] = dict(_ATOM_TEXTS)  # id of an element -> its JSON text
+        self.keep: list = []  # the elements memorised (alive, so that their ids stay theirs)
+        self.time_key = None
+        self.time_text = ""
 
     def line(self, key: int, observation: Any, time: dict) -> tuple[bytes, list]:
         """(the request's line, the legal actions in record notation)."""
@@ -93,25 +102,101 @@ class RequestWriter:
             self.cls = cls
             self.values = [_MISSING] * len(fields)
             self.texts = [""] * len(fields)
-            self.plains = [None] * len(fields)
             self.heads = [_dumps(name) + ":" for name in fields]
-        values, texts, plains = self.values, self.texts, self.plains
+            self.legal_at = fields.index("legal_actions")
+        values, texts, heads = self.values, self.texts, self.heads
+        value_text = self.value_text
         for i, name in enumerate(fields):
             value = getattr(observation, name)
             if value is not values[i]:
                 values[i] = value
-                plains[i] = found = plain(value)
-                texts[i] = text(found)
-        body = ",".join([head + text for head, text in zip(self.heads, texts, strict=True)])
-        line = f'{{"type":"act","id":{key},"observation":{{{body}}},"time":{_dumps(time)}}}\n'
-        legal = plains[fields.index("legal_actions")]
+                if i == self.legal_at:  # (one encoder call costs less than its elements' text)
+                    self.legal = legal_plain(value)
+                    texts[i] = heads[i] + _dumps(self.legal)
+                else:
+                    texts[i] = heads[i] + value_text(value)
+        bank = time.get("bank")
+        time_key = (time.get("move"), bank, type(bank))
+        if time_key != self.time_key or len(time) != 2:
+            self.time_key, self.time_text = time_key, _dumps(time)
+        line = (
+            f'{{"type":"act","id":{key},"observation":{{{",".join(texts)}}},'
+            f'"time":{self.time_text}}}\n'
+        )
         if left:
             expected = json.loads(messages.dumps(messages.act(key, observation.to_json(), time)))
             if json.loads(line) != expected:  # its to_json is its own: use it
                 self.verified[cls] = None
                 return self.line(key, observation, time)
             self.verified[cls] = left - 1
-        return line.encode(), legal
+        return line.encode(), self.legal
+
+    def value_text(self, value: Any) -> str:
+        """The JSON text of a field's value: a sequence's elements looked up by identity first."""
+        if type(value) is not tuple and type(value) is not list:
+            found = self.memo.get(id(value))
+            return found if found is not None else text(plain(value))
+        if not value:
+            return "[]"
+        try:  # cards only
+            return '["' + '","'.join(map(_card_name, map(id, value))) + '"]'
+        except KeyError:
+            pass
+        memo = self.memo
+        parts = []
+        for element in value:
+            found = memo.get(id(element))
+            parts.append(found if found is not None else self.element_text(element))
+        return "[" + ",".join(parts) + "]"
+
+    def element_text(self, element: Any) -> str:
+        """An element's text, memorised by its identity when it cannot change."""
+        if type(element) is tuple and element:
+            try:  # a set of cards: made again faster than memorised
+                return '["' + '","'.join(map(_card_name, map(id, element))) + '"]'
+            except KeyError:
+                if len(element) == 2 and type(element[0]) is int and type(element[1]) is Card:
+                    found = f'[{element[0]},"{ASCII_NAMES[element[1]]}"]'  # (seat, card)
+                else:
+                    found = text(plain(element))
+        else:
+            found = text(plain(element))
+        if isinstance(element, _IMMUTABLE):
+            if len(self.keep) >= MEMO_SIZE:  # start again (but for the atoms): a long life
+                self.keep = []
+                self.memo = dict(_ATOM_TEXTS)
+            self.keep.append(element)  # (alive, so that its id stays its own)
+            self.memo[id(element)] = found
+        return found
 
 
+def legal_plain(value: Any) -> list:
+    """The legal actions in record notation, sets of cards converted by identity look-ups."""
+    if type(value) is not tuple and type(value) is not list:
+        return plain(value)
+    try:  # cards only
+        return list(map(_card_name, map(id, value)))
+    except KeyError:
+        pass
+    found = []
+    for element in value:
+        if type(element) is tuple:
+            try:
+                found.append(list(map(_card_name, map(id, element))))
+                continue
+            except KeyError:
+                pass
+        found.append(plain(element))
+    return found
+
+
+MEMO_SIZE = 4096  # elements memorised by one writer before it starts again
 _MISSING = object()
+# Immutable, so an element's text stays right as long as the element lives (kept in ``keep``).
+# A tuple is memorised by its identity too: observations are snapshots of tuples.
+_IMMUTABLE = (tuple, str, int, float, frozenset)
+_ATOMS = (*CARDS, *SUITS, None, True, False)
+_ATOM_TEXTS = {id(atom): text(plain(atom)) for atom in _ATOMS}
+# A card by its identity (cards are singletons): a look-up that fails for anything else, an int
+# equal to a card's number too.
+_card_name = {id(card): name for card, name in zip(CARDS, ASCII_NAMES, strict=True)}.__getitem__
