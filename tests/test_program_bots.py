@@ -78,6 +78,9 @@ JS = {
     # a legal answer, and the same again 10 ms later, when its request's batch has been read
     "surplus": "(setTimeout(() => console.log(JSON.stringify(SURPLUS)), 10), "
                "JSON.stringify(SURPLUS))",
+    # the same, its answers naming their request
+    "surplus-numbered": "(setTimeout(() => console.log(JSON.stringify(NUMBERED)), 10), "
+                        "JSON.stringify(NUMBERED))",
 }
 EXITS_C = """
 #include <stdio.h>
@@ -99,6 +102,7 @@ def js_program(answer: str) -> str:
         "  const m = JSON.parse(line);\n"
         f"  if (m.type === 'hello') console.log('{HELLO}');\n"
         "  const SURPLUS = {type: 'action', action: (m.observation || {}).legal_actions?.[0]};\n"
+        "  const NUMBERED = {...SURPLUS, request: m.request};\n"
         f"  if (m.type === 'act') console.log({answer});\n"
         "});\n"
     )
@@ -128,8 +132,10 @@ EXPECTED = {
     "parent": ({"crash"}, "its program ended (exit code"),
     "garbage": ({"crash"}, "it wrote not JSON: 'this is not JSON'"),
     "illegal": ({"illegal"}, '"XX" is not a legal action'),
-    # (a surplus that comes while the next answer is awaited is read as that answer)
+    # (a surplus that comes while the next answer is awaited is read as that answer, unless
+    # the answers name their request)
     "surplus": ({"crash", "illegal"}, ""),
+    "surplus-numbered": ({"crash"}, "a message nobody asked for"),
     "exits": ({"crash"}, "its program ended (exit code 3)"),
 }
 
@@ -143,14 +149,15 @@ def test_hostile_programs_are_faulted_with_the_right_kind_and_disturb_nothing(tm
     assert_completed(ran)
     assert_others_untouched(ran, {name})
     kinds, message = EXPECTED[name]
+    surplus = name.startswith("surplus")
     seats = faults_by_seat(ran, name)
     assert seats, ran.rows[name]
     for faults in seats.values():
-        assert len(faults) == 3 or name == "surplus"  # then the seat forfeits (--max-faults 3)
+        assert len(faults) == 3 or surplus  # then the seat forfeits (--max-faults 3)
         for _, found_kind, found_message in faults:
             assert found_kind in kinds and message in found_message, faults
-    assert ran.rows[name]["forfeits"] == len(seats) or name == "surplus"
-    if name == "surplus":  # never taken for the answer to a later request
+    assert ran.rows[name]["forfeits"] == len(seats) or surplus
+    if surplus:  # never taken for the answer to a later request
         found = [m for faults in seats.values() for _, _, m in faults]
         assert any("it wrote a message nobody asked for" in m for m in found), found
     if name == "parent":  # whatever it started ended with it

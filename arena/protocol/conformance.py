@@ -68,7 +68,8 @@ class _Listener:
                 except ValueError:
                     pass  # (a fault: reported with the game)
             self.legal = None
-        unknown = sorted(set(message) - {"type", "action", "message", "protocol", "name", "games"})
+        known = {"type", "action", "message", "protocol", "name", "games", "id", "request"}
+        unknown = sorted(set(message) - known)
         if unknown:
             self.report.add(f"{message['type']}: unknown key(s) {', '.join(unknown)}")
 

@@ -90,14 +90,17 @@ class RequestWriter:
         self.time_key = None
         self.time_text = ""
 
-    def line(self, key: int, observation: Any, time: dict) -> tuple[bytes, list]:
+    def line(
+        self, key: int, observation: Any, time: dict, request: int | None = None
+    ) -> tuple[bytes, list]:
         """(the request's line, the legal actions in record notation)."""
         cls = type(observation)
         left = self.verified.get(cls, CHECKS)
         fields = getattr(cls, "fields", None)
         if left is None or not fields or "legal_actions" not in fields:
             data = observation.to_json()
-            return messages.dumps(messages.act(key, data, time)), data["legal_actions"]
+            line = messages.dumps(messages.act(key, data, time, request))
+            return line, data["legal_actions"]
         if cls is not self.cls:
             self.cls = cls
             self.values = [_MISSING] * len(fields)
@@ -119,15 +122,17 @@ class RequestWriter:
         time_key = (time.get("move"), bank, type(bank))
         if time_key != self.time_key or len(time) != 2:
             self.time_key, self.time_text = time_key, _dumps(time)
+        number = "" if request is None else f'"request":{request},'
         line = (
-            f'{{"type":"act","id":{key},"observation":{{{",".join(texts)}}},'
+            f'{{"type":"act","id":{key},{number}"observation":{{{",".join(texts)}}},'
             f'"time":{self.time_text}}}\n'
         )
         if left:
-            expected = json.loads(messages.dumps(messages.act(key, observation.to_json(), time)))
+            whole = messages.act(key, observation.to_json(), time, request)
+            expected = json.loads(messages.dumps(whole))
             if json.loads(line) != expected:  # its to_json is its own: use it
                 self.verified[cls] = None
-                return self.line(key, observation, time)
+                return self.line(key, observation, time, request)
             self.verified[cls] = left - 1
         return line.encode(), self.legal
 

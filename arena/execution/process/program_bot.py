@@ -242,6 +242,7 @@ class ProgramPool:
         self.greeted: ProgramProcess | None = None  # the process whose hello was read
         self.verified: dict = {}  # observation classes checked by the request writers
         self.ids = 0  # the last id given to a seat's game
+        self.requests = 0  # the number of the last request to act
         self.hello: dict | None = None  # the first program's hello (``arena check-bot``)
 
     def process(self) -> ProgramProcess:
@@ -275,6 +276,10 @@ class ProgramPool:
         except ProgramFault:
             pass  # (``process`` finds it dead)
         return process
+
+    def next_request(self) -> int:
+        self.requests += 1
+        return self.requests
 
     def factory(self, wait: bool = True) -> ProgramPlayer:
         self.ids += 1
@@ -356,8 +361,14 @@ class ProgramPlayer:
         self._ask(None)
 
     def act(self, observation):
-        line, legal = self.writer.line(self.id, observation, self.time())
+        request = self.pool.next_request()
+        line, legal = self.writer.line(self.id, observation, self.time(), request)
         answer = self._ask(line)
+        try:
+            messages.answer_for(answer, self.id, request)
+        except messages.ProtocolError as exc:
+            self.pool.close()
+            raise ProgramFault("crash", f"it wrote {exc}") from None
         if answer.get("type") == "error":
             message = str(answer.get("message", ""))[:200]
             raise ProgramFault("exception", f"it answered an error: {message}")

@@ -52,6 +52,7 @@ class _Pending(NamedTuple):
     observation: object
     legal: list  # the legal actions in record notation
     limit: float  # seconds it may take: the move time and what is left of its seat's bank
+    request: int  # its number (``act``'s ``request``)
 
 
 class ProgramHost(Host):
@@ -119,9 +120,12 @@ class ProgramHost(Host):
                 self.reply("crash", "it wrote a message nobody asked for", 0.0)
                 self.restart()
                 continue
-            line, legal = player.writer.line(player.id, observation, player.time())
+            request = self.pool.next_request()
+            line, legal = player.writer.line(player.id, observation, player.time(), request)
             self.outgoing += line
-            entry = _Pending(len(self.codes), self.started, player, observation, legal, limit)
+            entry = _Pending(
+                len(self.codes), self.started, player, observation, legal, limit, request
+            )
             pending.append(entry)
             self.codes.append(FAULT)
             self.seconds.append(0.0)
@@ -198,6 +202,11 @@ class ProgramHost(Host):
             pass  # (the next decision says why)
 
     def judge(self, entry: _Pending, answer: dict, seconds: float) -> tuple[str, object, float]:
+        try:
+            messages.answer_for(answer, entry.player.id, entry.request)
+        except messages.ProtocolError as exc:
+            self.pool.close()
+            return "crash", f"it wrote {exc}", seconds
         if answer.get("type") == "error":
             return (
                 "exception",
