@@ -11,6 +11,7 @@ then on (``verified``, shared by the writers of a process).
 from __future__ import annotations
 
 import json
+from operator import attrgetter
 from typing import Any
 
 from arena.cards import ASCII_NAMES, CARDS, SUITS, Card, Suit
@@ -72,21 +73,39 @@ def _safe(string: str) -> bool:
     return string.isascii() and string.isprintable() and '"' not in string and "\\" not in string
 
 
+class TextMemo:
+    """The JSON text of immutable values by their identity (tuples, and what is in them: the
+    finished tricks, the pairs of a trick being played), shared by the writers of one program's
+    seats: the seats of one game see the very same public tuples."""
+
+    __slots__ = ("texts", "keep")
+
+    def __init__(self):
+        self.texts: dict[int, str] = dict(_ATOM_TEXTS)  # id of a value -> its JSON text
+        self.keep: list = []  # the values memorised (alive, so that their ids stay theirs)
+
+    def remember(self, value: Any, found: str) -> None:
+        if len(self.keep) >= MEMO_SIZE:  # start again (but for the atoms): a long life
+            self.keep = []
+            self.texts = dict(_ATOM_TEXTS)
+        self.keep.append(value)
+        self.texts[id(value)] = found
+
+
 class RequestWriter:
-    """Writes the ``act`` requests of one seat, remembering its last observation's fields and the
-    text of the immutable elements of its tuples (cards, the finished tricks, the pairs of a trick
-    being played), so that a tuple that grew pays only for its new elements."""
+    """Writes the ``act`` requests of one seat, remembering its last observation's fields, and
+    the text of immutable values in ``memo``, so that a tuple that grew pays only for its new
+    elements."""
 
     __slots__ = (
-        "verified", "cls", "values", "texts", "heads", "legal_at", "legal", "memo", "keep",
+        "verified", "memo", "cls", "getter", "values", "texts", "heads", "legal_at", "legal",
         "time_key", "time_text",
     )  # fmt: skip
 
-    def __init__(self, verified: dict):
+    def __init__(self, verified: dict, memo: TextMemo | None = None):
         self.verified = verified  # class -> checks left (0: fast), or None: written by to_json
+        self.memo = TextMemo() if memo is None else memo
         self.cls = None
-        self.memo: dict[int, str] = dict(_ATOM_TEXTS)  # id of an element -> its JSON text
-        self.keep: list = []  # the elements memorised (alive, so that their ids stay theirs)
         self.time_key = None
         self.time_text = ""
 
@@ -107,10 +126,10 @@ class RequestWriter:
             self.texts = [""] * len(fields)
             self.heads = [_dumps(name) + ":" for name in fields]
             self.legal_at = fields.index("legal_actions")
+            self.getter = attrgetter(*fields) if len(fields) > 1 else _one(fields[0])
         values, texts, heads = self.values, self.texts, self.heads
         value_text = self.value_text
-        for i, name in enumerate(fields):
-            value = getattr(observation, name)
+        for i, value in enumerate(self.getter(observation)):
             if value is not values[i]:
                 values[i] = value
                 if i == self.legal_at:  # (one encoder call costs less than its elements' text)
@@ -137,22 +156,29 @@ class RequestWriter:
         return line.encode(), self.legal
 
     def value_text(self, value: Any) -> str:
-        """The JSON text of a field's value: a sequence's elements looked up by identity first."""
-        if type(value) is not tuple and type(value) is not list:
-            found = self.memo.get(id(value))
-            return found if found is not None else text(plain(value))
+        """The JSON text of a field's value: looked up by identity first, and so are the
+        elements of a sequence."""
+        texts = self.memo.texts
+        found = texts.get(id(value))
+        if found is not None:
+            return found
+        kind = type(value)
+        if kind is not tuple and kind is not list:
+            return text(plain(value))
         if not value:
             return "[]"
         try:  # cards only
             return '["' + '","'.join(map(_card_name, map(id, value))) + '"]'
         except KeyError:
             pass
-        memo = self.memo
         parts = []
         for element in value:
-            found = memo.get(id(element))
+            found = texts.get(id(element))
             parts.append(found if found is not None else self.element_text(element))
-        return "[" + ",".join(parts) + "]"
+        found = "[" + ",".join(parts) + "]"
+        if kind is tuple:
+            self.memo.remember(value, found)
+        return found
 
     def element_text(self, element: Any) -> str:
         """An element's text, memorised by its identity when it cannot change."""
@@ -167,11 +193,7 @@ class RequestWriter:
         else:
             found = text(plain(element))
         if isinstance(element, _IMMUTABLE):
-            if len(self.keep) >= MEMO_SIZE:  # start again (but for the atoms): a long life
-                self.keep = []
-                self.memo = dict(_ATOM_TEXTS)
-            self.keep.append(element)  # (alive, so that its id stays its own)
-            self.memo[id(element)] = found
+            self.memo.remember(element, found)
         return found
 
 
@@ -195,7 +217,7 @@ def legal_plain(value: Any) -> list:
     return found
 
 
-MEMO_SIZE = 4096  # elements memorised by one writer before it starts again
+MEMO_SIZE = 16384  # values memorised before the memo starts again
 _MISSING = object()
 # Immutable, so an element's text stays right as long as the element lives (kept in ``keep``).
 # A tuple is memorised by its identity too: observations are snapshots of tuples.
@@ -205,3 +227,8 @@ _ATOM_TEXTS = {id(atom): text(plain(atom)) for atom in _ATOMS}
 # A card by its identity (cards are singletons): a look-up that fails for anything else, an int
 # equal to a card's number too.
 _card_name = {id(card): name for card, name in zip(CARDS, ASCII_NAMES, strict=True)}.__getitem__
+
+
+def _one(name: str):
+    get = attrgetter(name)
+    return lambda observation: (get(observation),)

@@ -35,7 +35,7 @@ from arena.execution.process.program_launch import LAUNCH_ENV
 from arena.execution.process.program_launch import PATH as LAUNCHER
 from arena.plugins.manifests import Manifest
 from arena.protocol import messages
-from arena.protocol.requests import RequestWriter
+from arena.protocol.requests import RequestWriter, TextMemo
 from arena.referee.faults import ProgramFault, out_of_cpu, process_ended
 
 STARTUP_SECONDS = 10.0  # for the hello (the referee's clock may end the wait sooner)
@@ -241,6 +241,7 @@ class ProgramPool:
         self.current: ProgramProcess | None = None
         self.greeted: ProgramProcess | None = None  # the process whose hello was read
         self.verified: dict = {}  # observation classes checked by the request writers
+        self.memo = TextMemo()  # the JSON text of what the seats' observations share
         self.ids = 0  # the last id given to a seat's game
         self.requests = 0  # the number of the last request to act
         self.hello: dict | None = None  # the first program's hello (``arena check-bot``)
@@ -334,7 +335,7 @@ class ProgramPlayer:
         self.id = key
         self.told: ProgramProcess | None = None  # the process told this game's start
         self.begin: dict | None = None
-        self.writer = RequestWriter(pool.verified)
+        self.writer = RequestWriter(pool.verified, pool.memo)
         if wait:
             pool.process()  # a program that cannot start: this seat cannot be created
 
