@@ -392,3 +392,21 @@ def test_a_bare_command_of_check_bot_has_what_to_show_in_the_sandbox(tmp_path):
     files, exact = command_manifest(["sh", "-c", "exit 0"]).visible()  # (no manifest file)
     assert all(os.path.exists(p) for p in files + exact) and os.path.realpath(
         shutil.which("sh")) in {os.path.realpath(p) for p in files + exact}  # fmt: skip
+
+
+@pytest.mark.parametrize("relative", [True, False])
+def test_check_bot_shows_the_program_the_files_its_command_names(tmp_path, monkeypatch, relative):
+    """``arena check-bot -- node random.js``, the script named relative to the current folder
+    or absolute: it is shown in the sandbox (exactly), and the program runs."""
+    from arena.protocol.conformance import command_manifest
+
+    require("node")
+    (tmp_path / "bot").mkdir()
+    shutil.copy(EXAMPLES / "random.js", tmp_path / "bot" / "random.js")
+    script = "bot/random.js" if relative else str(tmp_path / "bot" / "random.js")
+    monkeypatch.chdir(tmp_path)
+    files, exact = command_manifest(["node", script]).visible()
+    assert str(tmp_path / "bot" / "random.js") in exact
+    proc = arena_process("check-bot", "--games", "1", "--", "node", script, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "no problem found" in proc.stdout
