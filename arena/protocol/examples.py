@@ -74,7 +74,7 @@ def examples() -> dict[str, dict]:
             "name": "heuristic-js",
             "games": ["twenty-down", "how-low-can-you-go"],
         },
-        "bot-error": {"type": "error", "message": "TypeError: hand is undefined"},
+        "bot-error": {"type": "error", "request": 7, "message": "TypeError: hand is undefined"},
     }
     for game_name, variant, prefix, phases in GAMES:
         _game_examples(game_name, variant, prefix, phases, found)
