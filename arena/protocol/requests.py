@@ -111,8 +111,8 @@ class RequestWriter:
 
     def line(
         self, key: int, observation: Any, time: dict, request: int | None = None
-    ) -> tuple[bytes, list]:
-        """(the request's line, the legal actions in record notation)."""
+    ) -> tuple[bytes, Legal | list]:
+        """(the request's line, its legal actions for ``answer_index``)."""
         cls = type(observation)
         left = self.verified.get(cls, CHECKS)
         fields = getattr(cls, "fields", None)
@@ -132,9 +132,9 @@ class RequestWriter:
         for i, value in enumerate(self.getter(observation)):
             if value is not values[i]:
                 values[i] = value
-                if i == self.legal_at:  # (one encoder call costs less than its elements' text)
-                    self.legal = legal_plain(value)
-                    texts[i] = heads[i] + _dumps(self.legal)
+                if i == self.legal_at:  # (each element's text kept: the answer is found by it)
+                    self.legal = legal = Legal(self.element_texts(value), value)
+                    texts[i] = heads[i] + "[" + ",".join(legal.texts) + "]"
                 else:
                     texts[i] = heads[i] + value_text(value)
         bank = time.get("bank")
@@ -180,6 +180,29 @@ class RequestWriter:
             self.memo.remember(value, found)
         return found
 
+    def element_texts(self, value: Any) -> list[str]:
+        """The JSON text of each of the legal actions."""
+        if type(value) is not list and type(value) is not tuple:
+            value = list(value)
+        try:  # cards only
+            return list(map(_card_text, map(id, value)))
+        except KeyError:
+            pass
+        texts = self.memo.texts
+        found = []
+        for element in value:
+            one = texts.get(id(element))
+            if one is None:
+                if type(element) is tuple and element:
+                    try:  # a set of cards
+                        one = '["' + '","'.join(map(_card_name, map(id, element))) + '"]'
+                    except KeyError:
+                        one = self.element_text(element)
+                else:
+                    one = self.element_text(element)
+            found.append(one)
+        return found
+
     def element_text(self, element: Any) -> str:
         """An element's text, memorised by its identity when it cannot change."""
         if type(element) is tuple and element:
@@ -195,6 +218,30 @@ class RequestWriter:
         if isinstance(element, _IMMUTABLE):
             self.memo.remember(element, found)
         return found
+
+
+class Legal:
+    """The legal actions of a request: the engine's, and the JSON text of each."""
+
+    __slots__ = ("texts", "actions")
+
+    def __init__(self, texts: list[str], actions: Any):
+        self.texts = texts
+        self.actions = actions
+
+
+def answer_index(message: dict, legal: Legal | list) -> int:
+    """``messages.action_index`` of an answer, for the legal actions ``RequestWriter.line``
+    gave: an action written as arena wrote it is found by its text, without converting the
+    legal actions; any other (a set of cards in another order) as ``action_index`` finds it."""
+    if type(legal) is Legal:
+        if message.get("type") == "action" and "action" in message:
+            try:
+                return legal.texts.index(_dumps(message["action"]))
+            except ValueError:
+                pass
+        legal = legal_plain(legal.actions)
+    return messages.action_index(message, legal)
 
 
 def legal_plain(value: Any) -> list:
@@ -226,7 +273,9 @@ _ATOMS = (*CARDS, *SUITS, None, True, False)
 _ATOM_TEXTS = {id(atom): text(plain(atom)) for atom in _ATOMS}
 # A card by its identity (cards are singletons): a look-up that fails for anything else, an int
 # equal to a card's number too.
-_card_name = {id(card): name for card, name in zip(CARDS, ASCII_NAMES, strict=True)}.__getitem__
+_NAMES = {id(card): name for card, name in zip(CARDS, ASCII_NAMES, strict=True)}
+_card_name = _NAMES.__getitem__
+_card_text = {key: f'"{name}"' for key, name in _NAMES.items()}.__getitem__
 
 
 def _one(name: str):

@@ -35,7 +35,7 @@ from arena.execution.process.program_launch import LAUNCH_ENV
 from arena.execution.process.program_launch import PATH as LAUNCHER
 from arena.plugins.manifests import Manifest
 from arena.protocol import messages
-from arena.protocol.requests import RequestWriter, TextMemo
+from arena.protocol.requests import RequestWriter, TextMemo, answer_index
 from arena.referee.faults import ProgramFault, out_of_cpu, process_ended
 
 STARTUP_SECONDS = 10.0  # for the hello (the referee's clock may end the wait sooner)
@@ -374,7 +374,7 @@ class ProgramPlayer:
             message = str(answer.get("message", ""))[:200]
             raise ProgramFault("exception", f"it answered an error: {message}")
         try:
-            index = messages.action_index(answer, legal)
+            index = answer_index(answer, legal)
         except messages.ProtocolError as exc:
             self.pool.close()
             raise ProgramFault("crash", f"it wrote {exc}") from None

@@ -30,6 +30,7 @@ from arena.execution.process.wire import (
 )
 from arena.plugins.manifests import Manifest
 from arena.protocol import messages
+from arena.protocol.requests import Legal, answer_index
 from arena.referee.faults import ProgramFault, late, past_bank
 from arena.referee.watchdog import get_watchdog
 
@@ -50,7 +51,7 @@ class _Pending(NamedTuple):
     number: int  # of its command over the host's life (the progress page)
     player: ProgramPlayer
     observation: object
-    legal: list  # the legal actions in record notation
+    legal: Legal | list  # its legal actions (``answer_index``)
     limit: float  # seconds it may take: the move time and what is left of its seat's bank
     request: int  # its number (``act``'s ``request``)
 
@@ -214,7 +215,7 @@ class ProgramHost(Host):
                 seconds,
             )
         try:
-            index = messages.action_index(answer, entry.legal)
+            index = answer_index(answer, entry.legal)
         except messages.ProtocolError as exc:
             self.pool.close()
             return "crash", f"it wrote {exc}", seconds
