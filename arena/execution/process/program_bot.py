@@ -1,8 +1,8 @@
 """A bot that is a program in any language, spoken to in JSON lines (``docs/protocol.md``).
 
 ``ProgramPlayer`` is the bot object the referee sees for one seat of one game, in every mode: in
-a game worker (``--isolation shared``) and in a program host (``--isolation process``,
-``execution.process.program_host``). It takes a program process from its bot's ``ProgramPool``
+a game worker, called by the referee (``--isolation shared``) or by the worker's program host
+(``--isolation process``, ``execution.process.program_host``). It takes a program process from its bot's ``ProgramPool``
 when it is created, says ``start``, asks ``act`` for each decision and says ``end``, then gives the
 process back: a program plays many games in its life, one at a time (one process per seat in play).
 The referee times every call as for any bot (``referee.clock``); a program that answers late,
