@@ -2,9 +2,10 @@
 
 ``ProgramPlayer`` is the bot object the referee sees for one seat of one game, in every mode: in
 a game worker, called by the referee (``--isolation shared``) or by the worker's program host
-(``--isolation process``, ``execution.process.program_host``). It takes a program process from its bot's ``ProgramPool``
-when it is created, says ``start``, asks ``act`` for each decision and says ``end``, then gives the
-process back: a program plays many games in its life, one at a time (one process per seat in play).
+(``--isolation process``, ``execution.process.program_host``). It takes a program process from
+its bot's ``ProgramPool`` when it is created, says ``start``, asks ``act`` for each decision and
+says ``end``, then gives the process back: a program plays many games in its life, one at a time
+(one process per seat in play).
 The referee times every call as for any bot (``referee.clock``); a program that answers late,
 ends, closes its output or writes what is not a message of the protocol is killed, and the fault
 raised here (``referee.faults.ProgramFault``) says which kind it is. A seat whose program was
@@ -18,6 +19,7 @@ program), in its own process group, killed with whatever it started.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import select
 import shutil
@@ -42,6 +44,8 @@ STARTUP_SECONDS = 10.0  # for the hello (the referee's clock may end the wait so
 ENDING_SECONDS = 1.0  # for the exit status once its output has ended
 WRITE_SECONDS = 1.0  # for a message to go into a program that does not read
 SANDBOX_FOLDER = "/tmp/program"  # where a sandboxed program runs (its /tmp is its own)
+F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
+PIPE_BYTES = 1 << 20  # of its input pipe: a batch of requests (Linux lets anyone set a MiB)
 
 
 @dataclass(frozen=True)
@@ -109,6 +113,10 @@ class ProgramProcess:
         self.stdin = self.process.stdin.fileno()
         self.stdout = self.process.stdout.fileno()
         os.set_blocking(self.stdin, False)
+        try:  # a batch of requests in one write, without waiting for the program to read
+            fcntl.fcntl(self.stdin, F_SETPIPE_SZ, PIPE_BYTES)
+        except OSError:
+            pass  # (a smaller pipe: the batch goes in a few writes)
         self.buffer = bytearray()
         self.alive = True
 
