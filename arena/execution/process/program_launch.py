@@ -49,10 +49,6 @@ def main() -> None:
     if processes > 1:  # (``bubblewrap.confine``)
         resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
     _sandbox().signal_only_self(no_processes=processes == 1)
-    try:  # woken by a batch, it waits for a free CPU rather than preempt the game worker
-        os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))  # (as a bot process does)
-    except (AttributeError, OSError):
-        pass
     argv = config["argv"]
     try:
         os.execve(argv[0], argv, config["env"])
