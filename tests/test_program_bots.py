@@ -410,3 +410,31 @@ def test_check_bot_shows_the_program_the_files_its_command_names(tmp_path, monke
     proc = arena_process("check-bot", "--games", "1", "--", "node", script, cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "no problem found" in proc.stdout
+
+
+def test_a_failure_of_arenas_own_program_host_faults_the_batch_not_the_worker(tmp_path):
+    """The game worker serves a program's seats itself: an error of arena's there faults the
+    batch's decisions (the program starts again), and the worker goes on."""
+    from arena.execution.context import PlayContext
+    from arena.execution.process.bubblewrap import SandboxSettings
+    from arena.execution.process.program_channel import ProgramChannel, open_bot
+    from arena.execution.process.wire import FAULT
+    from arena.plugins.loading import load_registry
+
+    (tmp_path / "e.sh").write_text(f"read line\necho '{HELLO}'\nwhile read line; do :; done\n")
+    (tmp_path / "e.toml").write_text(manifest("e", '"sh", "e.sh"'))
+    registry = load_registry([tmp_path], entry_points=False)
+    game = registry.games["twenty-down"].cls()
+    context = PlayContext(registry, {"twenty-down": game}, sandbox=SandboxSettings("none"))
+    channel = open_bot(context, "e", [])
+    assert isinstance(channel, ProgramChannel)
+    try:
+        channel.wait_ready()
+        channel.host.run = lambda batch: 1 / 0  # (a bug of arena's)
+        assert channel.send([("drop", 1), ("drop", 2)], 0.0)
+        codes, _, faults = channel.receive()
+        assert codes == [FAULT, FAULT]
+        assert all(kind == "crash" and "ZeroDivisionError" in why for kind, why in faults.values())
+        assert channel.host.pool.current is None  # (started again when next needed)
+    finally:
+        channel.kill()

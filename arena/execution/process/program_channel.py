@@ -20,7 +20,8 @@ from arena.execution.context import PlayContext
 from arena.execution.process.bot_process import BotProcess
 from arena.execution.process.program_bot import ProgramLimits
 from arena.execution.process.program_host import ProgramHost
-from arena.referee.faults import ProgramFault
+from arena.execution.process.wire import FAULT, MAX_DESCRIPTION
+from arena.referee.faults import ProgramFault, describe
 
 
 def open_bot(context: PlayContext, name: str, known: list):
@@ -63,10 +64,27 @@ class ProgramChannel:
             pass
 
     def send(self, commands: list, deadline: float) -> bool:
-        self.host.run(commands)
-        self.answered_batches.append(self.host.answers())
+        try:
+            self.host.run(commands)
+            answers = self.host.answers()
+        except Exception as exc:  # (arena's own error: the batch faults, the run goes on)
+            answers = self._broken(len(commands), exc)
+        self.answered_batches.append(answers)
         os.write(self._wake, b"\0")
         return True
+
+    def _broken(self, owed: int, exc: Exception) -> tuple[list, list, dict]:
+        """The answers of a batch the host failed on: the commands it did not answer fault,
+        and the program, in a state nobody knows, is started again when next needed."""
+        codes, seconds, faults = self.host.answers()
+        self.host.outgoing = bytearray()
+        self.host.pool.close()
+        message = f"arena's program host failed: {describe(exc)}"[:MAX_DESCRIPTION]
+        while len(codes) < owed:
+            faults[len(codes)] = ("crash", message)
+            codes.append(FAULT)
+            seconds.append(0.0)
+        return codes[:owed], seconds[:owed], faults
 
     def receive(self, owed: int | None = None) -> tuple[list, list, dict]:
         """The answers of every batch sent since the last call."""
