@@ -8,6 +8,11 @@ Every seat of every game is the measured bot (so every decision is one of its), 
 played by ``arena``'s process backend with ``--jobs`` workers, and the figures are printed:
 
     python benchmarks/protocol_speed.py [--games 400] [--jobs 2] [--game twenty-down]
+                                        [--isolation process|shared|both]
+
+Each line gives the decisions per second of wall-clock time and the CPU time of every process
+of the run (this one, the workers, the bots' processes and programs) per decision: on a machine
+other jobs share, the first moves with their load, the second far less.
 
 The goal (issue 17): the Node.js bot sustains at least half the decisions per second of the
 Python one. Also printed: the shared mode (``--isolation shared``), where the program is still a
@@ -17,6 +22,7 @@ process of its own but the Python bot is called directly.
 from __future__ import annotations
 
 import argparse
+import resource
 import tempfile
 import time
 from pathlib import Path
@@ -31,22 +37,39 @@ RANDOM_BOT = (
 )
 
 
+def cpu_seconds() -> float:
+    """This process's CPU time and its children's (once they have ended and been waited for)."""
+    mine = resource.getrusage(resource.RUSAGE_SELF)
+    theirs = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return mine.ru_utime + mine.ru_stime + theirs.ru_utime + theirs.ru_stime
+
+
 def decisions_per_second(
     registry, game_name: str, bot: str, games: int, isolation: str, jobs: int
 ) -> tuple[float, int]:
+    rate, decisions, _ = measured(registry, game_name, bot, games, isolation, jobs)
+    return rate, decisions
+
+
+def measured(
+    registry, game_name: str, bot: str, games: int, isolation: str, jobs: int
+) -> tuple[float, int, float]:
+    """(decisions per second, decisions, CPU seconds of every process per decision)."""
     game = registry.games[game_name].cls()
     context = PlayContext(registry, {game_name: game})
     schedule = [
         ScheduledGame(i, game_name, f"bench/{i}", (bot,) * game.players, i) for i in range(games)
     ]
     decisions = 0
+    cpu = cpu_seconds()
     began = time.perf_counter()
     with make_backend(context, isolation, jobs) as backend:
         for _, outcome in backend.outcomes(schedule):
             decisions += outcome.decisions
             if any(outcome.faults):
                 raise SystemExit(f"{bot} faulted: {outcome.fault_log[0]}")
-    return decisions / (time.perf_counter() - began), decisions
+    wall = time.perf_counter() - began
+    return decisions / wall, decisions, (cpu_seconds() - cpu) / max(1, decisions)
 
 
 def main() -> None:
@@ -55,6 +78,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--game", default="twenty-down")
     parser.add_argument("--bot", default="random-js", help="the program bot measured")
+    parser.add_argument("--isolation", choices=("process", "shared", "both"), default="both")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         random_py = Path(folder) / "random-py.toml"
@@ -67,16 +91,17 @@ def main() -> None:
 
 
 def measure(registry, args) -> None:
-    for isolation in ("process", "shared"):
+    modes = ("process", "shared") if args.isolation == "both" else (args.isolation,)
+    for isolation in modes:
         rates = {}
         for bot in ("random", args.bot, "random-py"):
-            rate, decisions = decisions_per_second(
+            rate, decisions, cpu = measured(
                 registry, args.game, bot, args.games, isolation, args.jobs
             )
             rates[bot] = rate
             print(
                 f"{args.game} --isolation {isolation:<7} {bot:<10} {decisions:>8,} decisions"
-                f" {rate:>10,.0f} decisions/s"
+                f" {rate:>10,.0f} decisions/s {cpu * 1e6:>7.1f} µs CPU each"
             )
         ratio = rates[args.bot] / rates["random"]
         goal = " (goal: >= 0.5)" if isolation == "process" else ""

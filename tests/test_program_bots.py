@@ -78,6 +78,9 @@ JS = {
     # a legal answer, and the same again 10 ms later, when its request's batch has been read
     "surplus": "(setTimeout(() => console.log(JSON.stringify(SURPLUS)), 10), "
                "JSON.stringify(SURPLUS))",
+    # the same, its answers naming their request
+    "surplus-numbered": "(setTimeout(() => console.log(JSON.stringify(NUMBERED)), 10), "
+                        "JSON.stringify(NUMBERED))",
 }
 EXITS_C = """
 #include <stdio.h>
@@ -99,6 +102,7 @@ def js_program(answer: str) -> str:
         "  const m = JSON.parse(line);\n"
         f"  if (m.type === 'hello') console.log('{HELLO}');\n"
         "  const SURPLUS = {type: 'action', action: (m.observation || {}).legal_actions?.[0]};\n"
+        "  const NUMBERED = {...SURPLUS, request: m.request};\n"
         f"  if (m.type === 'act') console.log({answer});\n"
         "});\n"
     )
@@ -128,8 +132,10 @@ EXPECTED = {
     "parent": ({"crash"}, "its program ended (exit code"),
     "garbage": ({"crash"}, "it wrote not JSON: 'this is not JSON'"),
     "illegal": ({"illegal"}, '"XX" is not a legal action'),
-    # (a surplus that comes while the next answer is awaited is read as that answer)
+    # (a surplus that comes while the next answer is awaited is read as that answer, unless
+    # the answers name their request)
     "surplus": ({"crash", "illegal"}, ""),
+    "surplus-numbered": ({"crash"}, "a message nobody asked for"),
     "exits": ({"crash"}, "its program ended (exit code 3)"),
 }
 
@@ -143,14 +149,15 @@ def test_hostile_programs_are_faulted_with_the_right_kind_and_disturb_nothing(tm
     assert_completed(ran)
     assert_others_untouched(ran, {name})
     kinds, message = EXPECTED[name]
+    surplus = name.startswith("surplus")
     seats = faults_by_seat(ran, name)
     assert seats, ran.rows[name]
     for faults in seats.values():
-        assert len(faults) == 3 or name == "surplus"  # then the seat forfeits (--max-faults 3)
+        assert len(faults) == 3 or surplus  # then the seat forfeits (--max-faults 3)
         for _, found_kind, found_message in faults:
             assert found_kind in kinds and message in found_message, faults
-    assert ran.rows[name]["forfeits"] == len(seats) or name == "surplus"
-    if name == "surplus":  # never taken for the answer to a later request
+    assert ran.rows[name]["forfeits"] == len(seats) or surplus
+    if surplus:  # never taken for the answer to a later request
         found = [m for faults in seats.values() for _, _, m in faults]
         assert any("it wrote a message nobody asked for" in m for m in found), found
     if name == "parent":  # whatever it started ended with it
@@ -385,3 +392,49 @@ def test_a_bare_command_of_check_bot_has_what_to_show_in_the_sandbox(tmp_path):
     files, exact = command_manifest(["sh", "-c", "exit 0"]).visible()  # (no manifest file)
     assert all(os.path.exists(p) for p in files + exact) and os.path.realpath(
         shutil.which("sh")) in {os.path.realpath(p) for p in files + exact}  # fmt: skip
+
+
+@pytest.mark.parametrize("relative", [True, False])
+def test_check_bot_shows_the_program_the_files_its_command_names(tmp_path, monkeypatch, relative):
+    """``arena check-bot -- node random.js``, the script named relative to the current folder
+    or absolute: it is shown in the sandbox (exactly), and the program runs."""
+    from arena.protocol.conformance import command_manifest
+
+    require("node")
+    (tmp_path / "bot").mkdir()
+    shutil.copy(EXAMPLES / "random.js", tmp_path / "bot" / "random.js")
+    script = "bot/random.js" if relative else str(tmp_path / "bot" / "random.js")
+    monkeypatch.chdir(tmp_path)
+    files, exact = command_manifest(["node", script]).visible()
+    assert str(tmp_path / "bot" / "random.js") in exact
+    proc = arena_process("check-bot", "--games", "1", "--", "node", script, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "no problem found" in proc.stdout
+
+
+def test_a_failure_of_arenas_own_program_host_faults_the_batch_not_the_worker(tmp_path):
+    """The game worker serves a program's seats itself: an error of arena's there faults the
+    batch's decisions (the program starts again), and the worker goes on."""
+    from arena.execution.context import PlayContext
+    from arena.execution.process.bubblewrap import SandboxSettings
+    from arena.execution.process.program_channel import ProgramChannel, open_bot
+    from arena.execution.process.wire import FAULT
+    from arena.plugins.loading import load_registry
+
+    (tmp_path / "e.sh").write_text(f"read line\necho '{HELLO}'\nwhile read line; do :; done\n")
+    (tmp_path / "e.toml").write_text(manifest("e", '"sh", "e.sh"'))
+    registry = load_registry([tmp_path], entry_points=False)
+    game = registry.games["twenty-down"].cls()
+    context = PlayContext(registry, {"twenty-down": game}, sandbox=SandboxSettings("none"))
+    channel = open_bot(context, "e", [])
+    assert isinstance(channel, ProgramChannel)
+    try:
+        channel.wait_ready()
+        channel.host.run = lambda batch: 1 / 0  # (a bug of arena's)
+        assert channel.send([("drop", 1), ("drop", 2)], 0.0)
+        codes, _, faults = channel.receive()
+        assert codes == [FAULT, FAULT]
+        assert all(kind == "crash" and "ZeroDivisionError" in why for kind, why in faults.values())
+        assert channel.host.pool.current is None  # (started again when next needed)
+    finally:
+        channel.kill()

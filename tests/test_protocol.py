@@ -279,10 +279,11 @@ def test_a_program_is_a_new_version_when_its_manifest_or_a_source_changes(tmp_pa
 @pytest.mark.parametrize("game_name, variant", [("twenty-down", None), ("twenty-down", "brostedt"),
                                                 ("how-low-can-you-go", "whalen")])  # fmt: skip
 def test_the_fast_request_lines_are_exactly_the_observations_to_json(game_name, variant):
-    from arena.protocol.requests import CHECKS, RequestWriter
+    from arena.protocol.requests import CHECKS, RequestWriter, TextMemo, answer_index
 
     game = load_registry(bots_dir=[], entry_points=False).games[game_name].cls(variant=variant)
     verified: dict = {}
+    memo = TextMemo()  # (one for every seat, as a program's seats share one)
     writers: dict = {}
     time = messages.time_left(1.0)
     count = 0
@@ -291,12 +292,15 @@ def test_the_fast_request_lines_are_exactly_the_observations_to_json(game_name, 
         chooser = __import__("random").Random(number)
         while (player := state.current_player()) >= 0:
             observation = state.observation(player)
-            line, legal = writers.setdefault(player, RequestWriter(verified)).line(
-                7, observation, time
+            line, legal = writers.setdefault(player, RequestWriter(verified, memo)).line(
+                7, observation, time, count
             )
-            expected = json.loads(messages.dumps(messages.act(7, observation.to_json(), time)))
+            expected = messages.act(7, observation.to_json(), time, count)
+            expected = json.loads(messages.dumps(expected))
             assert json.loads(line) == expected
-            assert legal == expected["observation"]["legal_actions"]
+            listed = expected["observation"]["legal_actions"]
+            found = [answer_index({"type": "action", "action": a}, legal) for a in listed]
+            assert found == list(range(len(listed)))  # (each found by its text)
             state.apply_legal(chooser.randrange(len(state.legal_actions())))
             count += 1
     assert count > CHECKS and list(verified.values()) == [0]  # the fast way, after its checks
@@ -364,3 +368,47 @@ def test_request_text_is_what_json_dumps_writes(value):
     from arena.protocol.requests import text
 
     assert text(value) == json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def test_an_answer_naming_another_request_is_a_message_nobody_asked_for():
+    answer = {"type": "action", "request": 7, "action": "QH"}
+    messages.answer_for(answer, 3, 7)  # its own request
+    messages.answer_for({"type": "action", "action": "QH"}, 3, 7)  # (none named: by order)
+    messages.answer_for({**answer, "id": 3}, 3, 7)
+    for wrong in ({**answer, "request": 6}, {**answer, "id": 4}, {**answer, "request": "7"}):
+        with pytest.raises(messages.ProtocolError, match="a message nobody asked for"):
+            messages.answer_for(wrong, 3, 7)
+
+
+def test_every_request_carries_a_new_number_its_answer_may_repeat(tmp_path):
+    """Through a program that repeats each request's number in its answer."""
+    (tmp_path / "echo.py").write_text(
+        textwrap.dedent("""
+        import json, sys
+        for line in sys.stdin:
+            m = json.loads(line)
+            if m["type"] == "hello":
+                print(json.dumps({"type": "hello", "protocol": 1, "name": "echo",
+                                  "games": ["twenty-down"]}), flush=True)
+            elif m["type"] == "act":
+                sys.stderr.write(str(m["request"]) + "\\n")
+                print(json.dumps({"type": "action", "request": m["request"],
+                                  "action": m["observation"]["legal_actions"][0]}), flush=True)
+    """)
+    )
+    (tmp_path / "echo.toml").write_text(
+        f'name = "echo"\ncommand = ["{sys.executable}", "echo.py"]\n'
+    )
+    game = load_registry(bots_dir=[], entry_points=False).games["twenty-down"].cls()
+    state = game.new_state("numbers")
+    with open(tmp_path / "err", "w") as err:
+        limits = ProgramLimits(5.0, 0, None, SandboxSettings("none"), err.fileno())
+        pool = ProgramPool(read_manifest(tmp_path / "echo.toml"), limits)
+        try:
+            players = [pool.factory() for _ in range(2)]
+            for player in players * 2:
+                observation = state.observation(state.current_player())
+                assert player.act(observation) in observation.legal_actions
+        finally:
+            pool.close()
+    assert (tmp_path / "err").read_text().split() == ["1", "2", "3", "4"]

@@ -35,6 +35,9 @@ from typing import Any
 from arena.bot import Bot
 
 CACHE_ENV = "ARENA_CACHE_DIR"
+# A build's limits are its own, not a run's --bot-memory and --bot-cpu: a build happens when the
+# bots are loaded (by `arena bots`, `arena check-bot` or a run, before any run's options apply),
+# once for every run after it, and a compiler needs more than a bot (cc1plus and rustc pass 1 GiB).
 BUILD_SECONDS = 300.0  # wall-clock and CPU time
 BUILD_MEMORY = 4 << 30  # bytes of address space
 BUILD_SYSTEM_FILES = ("/etc/alternatives",)  # (Debian's /usr/bin/cc leads there)

@@ -93,7 +93,10 @@ def serve(bot_class: type, stdin: BinaryIO | None = None, stdout: BinaryIO | Non
                 bot.start(GameInfo(message["game"], message["seat"], message["players"],
                                    message["variant"], message["params"], move))  # fmt: skip
         elif kind == "act":
-            send(_answer(bots.get(message["id"]), message["observation"], classes))
+            answer = _answer(bots.get(message["id"]), message["observation"], classes)
+            if "request" in message:  # (named, a surplus line is told from an answer)
+                answer["request"] = message["request"]
+            send(answer)
         elif kind == "end":
             bot = bots.pop(message["id"], None)
             if bot is not None and getattr(type(bot), "end", None) is not None:

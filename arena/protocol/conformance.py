@@ -68,16 +68,20 @@ class _Listener:
                 except ValueError:
                     pass  # (a fault: reported with the game)
             self.legal = None
-        unknown = sorted(set(message) - {"type", "action", "message", "protocol", "name", "games"})
+        known = {"type", "action", "message", "protocol", "name", "games", "id", "request"}
+        unknown = sorted(set(message) - known)
         if unknown:
             self.report.add(f"{message['type']}: unknown key(s) {', '.join(unknown)}")
 
 
 def command_manifest(command: list[str]) -> Manifest:
-    """A manifest for a program named on the command line (no build, every game it declares)."""
+    """A manifest for a program named on the command line (no build, every game it declares);
+    the files its arguments name (relative or absolute) are its sources, shown to it in the
+    sandbox."""
     path = Path(command[0]).resolve()
+    files = tuple(str(Path(arg).resolve()) for arg in command[1:] if Path(arg).is_file())
     return Manifest(str(path.parent / f"{path.stem}.toml"), path.stem, None, tuple(command),
-                    None, (), ())  # fmt: skip
+                    None, (), files)  # fmt: skip
 
 
 def load(target: list[str]) -> Manifest:

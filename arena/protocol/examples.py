@@ -46,18 +46,20 @@ def _game_examples(game_name: str, variant, prefix: str, phases, found: dict) ->
     info = GameInfo(game.name, seat, game.players, game.variant, dict(game.params), 1.0)
     found[f"{prefix}-start"] = messages.start(1, info, seat_seed(seed, seat), time)
     wanted = list(phases)
+    asked = 0  # the seat's requests so far: its program's first game
     while (player := state.current_player()) >= 0:
         legal = state.legal_actions()
         index = chooser.randrange(len(legal))
+        asked += player == seat
         if player == seat and wanted:
             observation = state.observation(player).to_json()
             phase = _phase(observation)
             # a play with a trick in progress shows more than a lead
             if phase in wanted and (phase != "play" or observation.get("current_trick")):
                 wanted.remove(phase)
-                found[f"{prefix}-act-{phase}"] = messages.act(1, observation, time)
+                found[f"{prefix}-act-{phase}"] = messages.act(1, observation, time, asked)
                 found[f"{prefix}-action-{phase}"] = {
-                    "type": "action", "action": to_plain(legal[index])
+                    "type": "action", "request": asked, "action": to_plain(legal[index])
                 }  # fmt: skip
         state.apply_legal(index)
     found[f"{prefix}-end"] = messages.end(1, state.result())
@@ -72,7 +74,7 @@ def examples() -> dict[str, dict]:
             "name": "heuristic-js",
             "games": ["twenty-down", "how-low-can-you-go"],
         },
-        "bot-error": {"type": "error", "message": "TypeError: hand is undefined"},
+        "bot-error": {"type": "error", "request": 7, "message": "TypeError: hand is undefined"},
     }
     for game_name, variant, prefix, phases in GAMES:
         _game_examples(game_name, variant, prefix, phases, found)

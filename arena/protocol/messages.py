@@ -54,10 +54,16 @@ def start(key: int, info: Any, seed: str, time: dict) -> dict:
     }
 
 
-def act(key: int, observation: dict, time: dict) -> dict:
+def act(key: int, observation: dict, time: dict, request: int | None = None) -> dict:
     """A request to act: ``observation`` as ``Observation.to_json()`` gives it (its
-    ``legal_actions`` are the legal actions, in record notation)."""
-    return {"type": "act", "id": key, "observation": observation, "time": time}
+    ``legal_actions`` are the legal actions, in record notation); ``request`` the request's
+    number, new for every request a program is sent (its answer may repeat it)."""
+    head = (
+        {"type": "act", "id": key}
+        if request is None
+        else {"type": "act", "id": key, "request": request}
+    )
+    return {**head, "observation": observation, "time": time}
 
 
 def end(key: int, result: Any) -> dict:
@@ -99,6 +105,20 @@ def check_hello(message: dict) -> list[str]:
     if not (isinstance(games, list) and all(isinstance(g, str) for g in games)):
         problems.append("hello's games is not a list of game names")
     return problems
+
+
+def answer_for(message: dict, key: int, request: int | None = None) -> None:
+    """ProtocolError if an answer names another ``request`` (or game ``id``) than the one it
+    answers: a line written in surplus, read while the next answer was awaited. An answer need
+    not name them: arena then relies on the order alone (programs written before answers could
+    name their request are not caught writing a surplus line that looks like an answer)."""
+    for name, expected in (("request", request), ("id", key)):
+        if name in message and expected is not None and message[name] != expected:
+            found = repr(message[name])[:30]
+            raise ProtocolError(
+                f"an answer to {name} {found} where {name} {expected} was asked (a message"
+                " nobody asked for)"
+            )
 
 
 def action_index(message: dict, legal_json: list) -> int:

@@ -11,9 +11,10 @@ then on (``verified``, shared by the writers of a process).
 from __future__ import annotations
 
 import json
+from operator import attrgetter
 from typing import Any
 
-from arena.cards import ASCII_NAMES, Card, Suit
+from arena.cards import ASCII_NAMES, CARDS, SUITS, Card, Suit
 from arena.protocol import messages
 
 CHECKS = 3
@@ -72,46 +73,211 @@ def _safe(string: str) -> bool:
     return string.isascii() and string.isprintable() and '"' not in string and "\\" not in string
 
 
+class TextMemo:
+    """The JSON text of immutable values by their identity (tuples, and what is in them: the
+    finished tricks, the pairs of a trick being played), shared by the writers of one program's
+    seats: the seats of one game see the very same public tuples."""
+
+    __slots__ = ("texts", "keep")
+
+    def __init__(self):
+        self.texts: dict[int, str] = dict(_ATOM_TEXTS)  # id of a value -> its JSON text
+        self.keep: list = []  # the values memorised (alive, so that their ids stay theirs)
+
+    def remember(self, value: Any, found: str) -> None:
+        if len(self.keep) >= MEMO_SIZE:  # start again (but for the atoms): a long life
+            self.keep = []
+            self.texts = dict(_ATOM_TEXTS)
+        self.keep.append(value)
+        self.texts[id(value)] = found
+
+
 class RequestWriter:
-    """Writes the ``act`` requests of one seat, remembering its last observation's fields."""
+    """Writes the ``act`` requests of one seat, remembering its last observation's fields, and
+    the text of immutable values in ``memo``, so that a tuple that grew pays only for its new
+    elements."""
 
-    __slots__ = ("verified", "cls", "values", "texts", "plains", "heads")
+    __slots__ = (
+        "verified", "memo", "cls", "getter", "values", "texts", "heads", "legal_at", "legal",
+        "time_key", "time_text",
+    )  # fmt: skip
 
-    def __init__(self, verified: dict):
+    def __init__(self, verified: dict, memo: TextMemo | None = None):
         self.verified = verified  # class -> checks left (0: fast), or None: written by to_json
+        self.memo = TextMemo() if memo is None else memo
         self.cls = None
+        self.time_key = None
+        self.time_text = ""
 
-    def line(self, key: int, observation: Any, time: dict) -> tuple[bytes, list]:
-        """(the request's line, the legal actions in record notation)."""
+    def line(
+        self, key: int, observation: Any, time: dict, request: int | None = None
+    ) -> tuple[bytes, Legal | list]:
+        """(the request's line, its legal actions for ``answer_index``)."""
         cls = type(observation)
         left = self.verified.get(cls, CHECKS)
         fields = getattr(cls, "fields", None)
         if left is None or not fields or "legal_actions" not in fields:
             data = observation.to_json()
-            return messages.dumps(messages.act(key, data, time)), data["legal_actions"]
+            line = messages.dumps(messages.act(key, data, time, request))
+            return line, data["legal_actions"]
         if cls is not self.cls:
             self.cls = cls
             self.values = [_MISSING] * len(fields)
             self.texts = [""] * len(fields)
-            self.plains = [None] * len(fields)
             self.heads = [_dumps(name) + ":" for name in fields]
-        values, texts, plains = self.values, self.texts, self.plains
-        for i, name in enumerate(fields):
-            value = getattr(observation, name)
+            self.legal_at = fields.index("legal_actions")
+            self.getter = attrgetter(*fields) if len(fields) > 1 else _one(fields[0])
+        values, texts, heads = self.values, self.texts, self.heads
+        value_text = self.value_text
+        for i, value in enumerate(self.getter(observation)):
             if value is not values[i]:
                 values[i] = value
-                plains[i] = found = plain(value)
-                texts[i] = text(found)
-        body = ",".join([head + text for head, text in zip(self.heads, texts, strict=True)])
-        line = f'{{"type":"act","id":{key},"observation":{{{body}}},"time":{_dumps(time)}}}\n'
-        legal = plains[fields.index("legal_actions")]
+                if i == self.legal_at:  # (each element's text kept: the answer is found by it)
+                    self.legal = legal = Legal(self.element_texts(value), value)
+                    texts[i] = heads[i] + "[" + ",".join(legal.texts) + "]"
+                else:
+                    texts[i] = heads[i] + value_text(value)
+        bank = time.get("bank")
+        time_key = (time.get("move"), bank, type(bank))
+        if time_key != self.time_key or len(time) != 2:
+            self.time_key, self.time_text = time_key, _dumps(time)
+        number = "" if request is None else f'"request":{request},'
+        line = (
+            f'{{"type":"act","id":{key},{number}"observation":{{{",".join(texts)}}},'
+            f'"time":{self.time_text}}}\n'
+        )
         if left:
-            expected = json.loads(messages.dumps(messages.act(key, observation.to_json(), time)))
+            whole = messages.act(key, observation.to_json(), time, request)
+            expected = json.loads(messages.dumps(whole))
             if json.loads(line) != expected:  # its to_json is its own: use it
                 self.verified[cls] = None
-                return self.line(key, observation, time)
+                return self.line(key, observation, time, request)
             self.verified[cls] = left - 1
-        return line.encode(), legal
+        return line.encode(), self.legal
+
+    def value_text(self, value: Any) -> str:
+        """The JSON text of a field's value: looked up by identity first, and so are the
+        elements of a sequence."""
+        texts = self.memo.texts
+        found = texts.get(id(value))
+        if found is not None:
+            return found
+        kind = type(value)
+        if kind is not tuple and kind is not list:
+            return text(plain(value))
+        if not value:
+            return "[]"
+        try:  # cards only
+            return '["' + '","'.join(map(_card_name, map(id, value))) + '"]'
+        except KeyError:
+            pass
+        parts = []
+        for element in value:
+            found = texts.get(id(element))
+            parts.append(found if found is not None else self.element_text(element))
+        found = "[" + ",".join(parts) + "]"
+        if kind is tuple:
+            self.memo.remember(value, found)
+        return found
+
+    def element_texts(self, value: Any) -> list[str]:
+        """The JSON text of each of the legal actions."""
+        if type(value) is not list and type(value) is not tuple:
+            value = list(value)
+        try:  # cards only
+            return list(map(_card_text, map(id, value)))
+        except KeyError:
+            pass
+        texts = self.memo.texts
+        found = []
+        for element in value:
+            one = texts.get(id(element))
+            if one is None:
+                if type(element) is tuple and element:
+                    try:  # a set of cards
+                        one = '["' + '","'.join(map(_card_name, map(id, element))) + '"]'
+                    except KeyError:
+                        one = self.element_text(element)
+                else:
+                    one = self.element_text(element)
+            found.append(one)
+        return found
+
+    def element_text(self, element: Any) -> str:
+        """An element's text, memorised by its identity when it cannot change."""
+        if type(element) is tuple and element:
+            try:  # a set of cards: made again faster than memorised
+                return '["' + '","'.join(map(_card_name, map(id, element))) + '"]'
+            except KeyError:
+                if len(element) == 2 and type(element[0]) is int and type(element[1]) is Card:
+                    found = f'[{element[0]},"{ASCII_NAMES[element[1]]}"]'  # (seat, card)
+                else:
+                    found = text(plain(element))
+        else:
+            found = text(plain(element))
+        if isinstance(element, _IMMUTABLE):
+            self.memo.remember(element, found)
+        return found
 
 
+class Legal:
+    """The legal actions of a request: the engine's, and the JSON text of each."""
+
+    __slots__ = ("texts", "actions")
+
+    def __init__(self, texts: list[str], actions: Any):
+        self.texts = texts
+        self.actions = actions
+
+
+def answer_index(message: dict, legal: Legal | list) -> int:
+    """``messages.action_index`` of an answer, for the legal actions ``RequestWriter.line``
+    gave: an action written as arena wrote it is found by its text, without converting the
+    legal actions; any other (a set of cards in another order) as ``action_index`` finds it."""
+    if type(legal) is Legal:
+        if message.get("type") == "action" and "action" in message:
+            try:
+                return legal.texts.index(_dumps(message["action"]))
+            except ValueError:
+                pass
+        legal = legal_plain(legal.actions)
+    return messages.action_index(message, legal)
+
+
+def legal_plain(value: Any) -> list:
+    """The legal actions in record notation, sets of cards converted by identity look-ups."""
+    if type(value) is not tuple and type(value) is not list:
+        return plain(value)
+    try:  # cards only
+        return list(map(_card_name, map(id, value)))
+    except KeyError:
+        pass
+    found = []
+    for element in value:
+        if type(element) is tuple:
+            try:
+                found.append(list(map(_card_name, map(id, element))))
+                continue
+            except KeyError:
+                pass
+        found.append(plain(element))
+    return found
+
+
+MEMO_SIZE = 16384  # values memorised before the memo starts again
 _MISSING = object()
+# Immutable, so an element's text stays right as long as the element lives (kept in ``keep``).
+# A tuple is memorised by its identity too: observations are snapshots of tuples.
+_IMMUTABLE = (tuple, str, int, float, frozenset)
+_ATOMS = (*CARDS, *SUITS, None, True, False)
+_ATOM_TEXTS = {id(atom): text(plain(atom)) for atom in _ATOMS}
+# A card by its identity (cards are singletons): a look-up that fails for anything else, an int
+# equal to a card's number too.
+_NAMES = {id(card): name for card, name in zip(CARDS, ASCII_NAMES, strict=True)}
+_card_name = _NAMES.__getitem__
+_card_text = {key: f'"{name}"' for key, name in _NAMES.items()}.__getitem__
+
+
+def _one(name: str):
+    get = attrgetter(name)
+    return lambda observation: (get(observation),)

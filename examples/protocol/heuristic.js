@@ -86,6 +86,6 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
   } else if (message.type === "act") {
     const obs = message.observation;
     const action = obs.game === "twenty-down" ? twentyDown(obs) : howLow(obs);
-    send({ type: "action", action });
+    send({ type: "action", request: message.request, action });
   }
 });

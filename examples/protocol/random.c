@@ -30,8 +30,10 @@ int main(void) {
         } else if (!strncmp(type, "\"act\"", 5)) {
             int n = json_elements(json_value(line, "legal_actions"), start, length, 512);
             int pick = n ? (int)(next(&state[id]) % (unsigned long long)n) : 0;
-            printf("{\"type\":\"action\",\"action\":%.*s}\n", n ? length[pick] : 4,
-                   n ? start[pick] : "null");
+            /* the answer names its request (arena then tells a surplus line from it) */
+            long request = json_int(json_value(line, "request"));
+            printf("{\"type\":\"action\",\"request\":%ld,\"action\":%.*s}\n", request,
+                   n ? length[pick] : 4, n ? start[pick] : "null");
         }
         fflush(stdout);
     }

@@ -1,7 +1,6 @@
 // A random bot for arena in JavaScript (Node.js, no packages): the JSON-lines protocol of
 // docs/protocol.md. Copy this file and random-js.toml into bots/ and run `arena bots`.
 "use strict";
-const readline = require("readline");
 
 // One generator per game: a program may be asked about several games at once, each named by
 // its id (one per seat it plays).
@@ -19,37 +18,42 @@ function seeded(hex) {
   };
 }
 
-// Answers are written together once the lines arena sent at once are all read: one write
-// instead of one per answer (arena sends a batch of requests when it has several).
-let out = [];
-function send(message) {
-  if (out.length === 0) setImmediate(flush);
-  out.push(JSON.stringify(message) + "\n");
-}
-function flush() {
-  process.stdout.write(out.join(""));
-  out = [];
-}
-
-const input = readline.createInterface({ input: process.stdin });
-input.on("line", (line) => {
-  const message = JSON.parse(line);
+function answer(message) {
   switch (message.type) {
     case "hello":
-      send({ type: "hello", protocol: 1, name: "random-js",
-             games: ["twenty-down", "how-low-can-you-go"] });
-      break;
+      return { type: "hello", protocol: 1, name: "random-js",
+               games: ["twenty-down", "how-low-can-you-go"] };
     case "start":
       rngs.set(message.id, seeded(message.seed));
-      break;
+      return null;
     case "act": {
       const rng = rngs.get(message.id) || Math.random;
       const legal = message.observation.legal_actions;
-      send({ type: "action", action: legal[Math.floor(rng() * legal.length)] });
-      break;
+      return { type: "action", request: message.request,
+               action: legal[Math.floor(rng() * legal.length)] };
     }
     case "end":
       rngs.delete(message.id);
-      break;
+      return null;
   }
+  return null;
+}
+
+// The lines come in chunks: each chunk's complete lines are answered, and their answers written
+// together in one write (arena writes a batch of requests at once when it has several).
+let pending = "";
+process.stdin.setEncoding("utf8");
+process.stdin.on("data", (chunk) => {
+  pending += chunk;
+  const out = [];
+  let start = 0;
+  let end;
+  while ((end = pending.indexOf("\n", start)) >= 0) {
+    const line = pending.slice(start, end);
+    start = end + 1;
+    const reply = line.trim() ? answer(JSON.parse(line)) : null;
+    if (reply !== null) out.push(JSON.stringify(reply) + "\n");
+  }
+  pending = pending.slice(start);
+  if (out.length > 0) process.stdout.write(out.join(""));
 });

@@ -21,7 +21,6 @@ from arena.execution.child_process import child_environment
 from arena.execution.context import PlayContext
 from arena.execution.process import bubblewrap
 from arena.execution.process.bot_host import CONFIG_ENV
-from arena.execution.process.bubblewrap import SandboxSettings
 from arena.execution.process.wire import CommandEncoder, decode_answers
 from arena.referee.faults import (
     DID_NOT_START,
@@ -68,16 +67,13 @@ class BotProcess:
             "reply_fd": reply_write,
             "progress_fd": progress_fd,
         }
-        host, sandbox, memory = "bot_host", context.sandbox, context.bot_memory
-        if spec.origin[0] == "manifest":  # arena's relay, unsandboxed; its programs are sandboxed
-            host, sandbox, memory = "program_host", SandboxSettings("none"), 0
-            config["sandbox"] = [context.sandbox.mode, list(context.sandbox.hidden)]
+        sandbox, memory = context.sandbox, context.bot_memory
         sandboxed = bubblewrap.active(sandbox)
         config["processes"] = bubblewrap.process_cap() if sandboxed else 0
         env = child_environment(CONFIG_ENV, config)
         self.process, self.wrapped = bubblewrap.start(
             # -P: not the working directory first on sys.path (a json.py there would do)
-            [sys.executable, "-P", "-m", f"arena.execution.process.{host}"],
+            [sys.executable, "-P", "-m", "arena.execution.process.bot_host"],
             [spec.origin[1]] if spec.origin[0] == "file" else [],
             sandbox,
             memory,

@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 from arena.bot import seat_seed
 from arena.execution.context import PlayContext, ScheduledGame
 from arena.execution.process.bot_process import ENDING_SECONDS, BotProcess, IsolationError
+from arena.execution.process.program_channel import open_bot
 from arena.execution.process.sandbox import no_memory_access
 from arena.execution.process.wire import (
     FAULT,
@@ -185,7 +186,7 @@ class IsolatedPlayer:
         started = []
         for name in names:
             try:
-                started.append(BotProcess(self.context, name, self.known))
+                started.append(open_bot(self.context, name, self.known))
             except IsolationError as exc:
                 self.broken[name] = str(exc)
             except OSError as exc:  # no process to be had: a file it may not run, no memory

@@ -1,10 +1,11 @@
 """A bot that is a program in any language, spoken to in JSON lines (``docs/protocol.md``).
 
 ``ProgramPlayer`` is the bot object the referee sees for one seat of one game, in every mode: in
-a game worker (``--isolation shared``) and in a program host (``--isolation process``,
-``execution.process.program_host``). It takes a program process from its bot's ``ProgramPool``
-when it is created, says ``start``, asks ``act`` for each decision and says ``end``, then gives the
-process back: a program plays many games in its life, one at a time (one process per seat in play).
+a game worker, called by the referee (``--isolation shared``) or by the worker's program host
+(``--isolation process``, ``execution.process.program_host``). It takes a program process from
+its bot's ``ProgramPool`` when it is created, says ``start``, asks ``act`` for each decision and
+says ``end``, then gives the process back: a program plays many games in its life, one at a time
+(one process per seat in play).
 The referee times every call as for any bot (``referee.clock``); a program that answers late,
 ends, closes its output or writes what is not a message of the protocol is killed, and the fault
 raised here (``referee.faults.ProgramFault``) says which kind it is. A seat whose program was
@@ -18,6 +19,7 @@ program), in its own process group, killed with whatever it started.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import select
 import shutil
@@ -35,13 +37,15 @@ from arena.execution.process.program_launch import LAUNCH_ENV
 from arena.execution.process.program_launch import PATH as LAUNCHER
 from arena.plugins.manifests import Manifest
 from arena.protocol import messages
-from arena.protocol.requests import RequestWriter
+from arena.protocol.requests import RequestWriter, TextMemo, answer_index
 from arena.referee.faults import ProgramFault, out_of_cpu, process_ended
 
 STARTUP_SECONDS = 10.0  # for the hello (the referee's clock may end the wait sooner)
 ENDING_SECONDS = 1.0  # for the exit status once its output has ended
 WRITE_SECONDS = 1.0  # for a message to go into a program that does not read
 SANDBOX_FOLDER = "/tmp/program"  # where a sandboxed program runs (its /tmp is its own)
+F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
+PIPE_BYTES = 1 << 20  # of its input pipe: a batch of requests (Linux lets anyone set a MiB)
 
 
 @dataclass(frozen=True)
@@ -109,6 +113,10 @@ class ProgramProcess:
         self.stdin = self.process.stdin.fileno()
         self.stdout = self.process.stdout.fileno()
         os.set_blocking(self.stdin, False)
+        try:  # a batch of requests in one write, without waiting for the program to read
+            fcntl.fcntl(self.stdin, F_SETPIPE_SZ, PIPE_BYTES)
+        except OSError:
+            pass  # (a smaller pipe: the batch goes in a few writes)
         self.buffer = bytearray()
         self.alive = True
 
@@ -241,7 +249,9 @@ class ProgramPool:
         self.current: ProgramProcess | None = None
         self.greeted: ProgramProcess | None = None  # the process whose hello was read
         self.verified: dict = {}  # observation classes checked by the request writers
+        self.memo = TextMemo()  # the JSON text of what the seats' observations share
         self.ids = 0  # the last id given to a seat's game
+        self.requests = 0  # the number of the last request to act
         self.hello: dict | None = None  # the first program's hello (``arena check-bot``)
 
     def process(self) -> ProgramProcess:
@@ -275,6 +285,10 @@ class ProgramPool:
         except ProgramFault:
             pass  # (``process`` finds it dead)
         return process
+
+    def next_request(self) -> int:
+        self.requests += 1
+        return self.requests
 
     def factory(self, wait: bool = True) -> ProgramPlayer:
         self.ids += 1
@@ -329,7 +343,7 @@ class ProgramPlayer:
         self.id = key
         self.told: ProgramProcess | None = None  # the process told this game's start
         self.begin: dict | None = None
-        self.writer = RequestWriter(pool.verified)
+        self.writer = RequestWriter(pool.verified, pool.memo)
         if wait:
             pool.process()  # a program that cannot start: this seat cannot be created
 
@@ -356,13 +370,19 @@ class ProgramPlayer:
         self._ask(None)
 
     def act(self, observation):
-        line, legal = self.writer.line(self.id, observation, self.time())
+        request = self.pool.next_request()
+        line, legal = self.writer.line(self.id, observation, self.time(), request)
         answer = self._ask(line)
+        try:
+            messages.answer_for(answer, self.id, request)
+        except messages.ProtocolError as exc:
+            self.pool.close()
+            raise ProgramFault("crash", f"it wrote {exc}") from None
         if answer.get("type") == "error":
             message = str(answer.get("message", ""))[:200]
             raise ProgramFault("exception", f"it answered an error: {message}")
         try:
-            index = messages.action_index(answer, legal)
+            index = answer_index(answer, legal)
         except messages.ProtocolError as exc:
             self.pool.close()
             raise ProgramFault("crash", f"it wrote {exc}") from None

@@ -1,25 +1,20 @@
-"""The bot process of a program bot (``--isolation process``): a relay run by arena, not by the bot.
+"""The host of a program bot's seats in a game worker itself (``--isolation process``).
 
-A game worker starts it as it starts a Python bot's host (``execution.process.bot_process``) and
-sends it the same batches of commands; it answers them as ``bot_host.Host`` does, each bot object
-being a ``ProgramPlayer`` that speaks JSON lines with the program (``program_bot``). It imports no
-bot code, so it is not sandboxed itself: the programs it starts are, each under the limits of a bot
-process (memory, CPU time, bubblewrap, the signal filter), and it kills them when they breach the
-protocol or its time. They end with it.
+The worker hands it the same batches of commands it sends a Python bot's process (through
+``execution.process.program_channel``) and gets the same answers back, as ``bot_host.Host`` gives
+them, each bot object being a ``ProgramPlayer`` that speaks JSON lines with the program
+(``program_bot``). Nothing runs between the worker and the program: the worker writes the requests
+into the program's input itself. The program runs under the limits of a bot process (memory, CPU
+time, bubblewrap, the signal filter), and is killed when it breaches the protocol or its time.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import sys
 import time
 from array import array
 from typing import NamedTuple
 
-from arena.execution.child_process import die_with_parent
-from arena.execution.process.bot_host import CONFIG_ENV, Host
-from arena.execution.process.bubblewrap import SandboxSettings
+from arena.execution.process.bot_host import Host
 from arena.execution.process.program_bot import (
     IllegalAnswer,
     ProgramLimits,
@@ -31,11 +26,13 @@ from arena.execution.process.wire import (
     MAX_DESCRIPTION,
     apply_changes,
     builder,
-    encode_answers,
     fields_getter,
 )
+from arena.plugins.manifests import Manifest
 from arena.protocol import messages
-from arena.referee.faults import ProgramFault, describe, late, past_bank
+from arena.protocol.requests import Legal, answer_index
+from arena.referee.faults import ProgramFault, late, past_bank
+from arena.referee.watchdog import get_watchdog
 
 MAX_PENDING = 128  # requests in the program's input at once (its answers then fit in a pipe)
 
@@ -54,30 +51,42 @@ class _Pending(NamedTuple):
     number: int  # of its command over the host's life (the progress page)
     player: ProgramPlayer
     observation: object
-    legal: list  # the legal actions in record notation
+    legal: Legal | list  # its legal actions (``answer_index``)
     limit: float  # seconds it may take: the move time and what is left of its seat's bank
+    request: int  # its number (``act``'s ``request``)
 
 
 class ProgramHost(Host):
-    """``Host``, with the decisions of a batch pipelined: every request goes to the program before
-    the first answer is read, so that a batch costs the program one wake-up, not one each. Each
-    answer is timed from the later of its request and the answer before it (as a Python bot
-    process's batch is by the worker), and the progress page counts the request whose answer is
-    awaited. After a failure (the program is killed), the rest are asked one by one, as
+    """``Host`` for a program's seats, with the decisions of a batch pipelined: every request
+    goes to the program before the first answer is read, so that a batch costs the program one
+    wake-up, not one each. Each answer is timed from the later of its request and the answer
+    before it. After a failure (the program is killed), the rest are asked one by one, as
     ``ProgramPlayer.act`` does, each restarting the program."""
 
-    def __init__(self, config: dict):
-        super().__init__(config)
-        mode, hidden = config["sandbox"]
-        limits = ProgramLimits(
-            float(config["move_time"]),
-            int(config.get("memory", 0)),
-            config.get("cpu"),
-            SandboxSettings(mode, tuple(hidden)),
-        )
-        self.pool = ProgramPool(self.spec.cls.manifest, limits)
+    def __init__(self, manifest: Manifest, limits: ProgramLimits):
+        # (not Host's: there is no bot to load, no pipe and no progress page of a process)
+        self.move_time = limits.move_time
+        self.bots: dict = {}
+        self.acts: dict = {}
+        self.views: dict = {}
+        self.codes = array("i")
+        self.seconds = array("d")
+        self.faults: list = []
+        self.started = 0
+        self.progress = [0]  # (the command begun: the worker times the channel, not this)
+        self.watchdog = get_watchdog(self.move_time)
+        self.pool = ProgramPool(manifest, limits)
         self.spec = _Programs(self.pool)
         self.outgoing = bytearray()  # the requests of the decisions pending, not yet sent
+
+    def answers(self) -> tuple[list, list, dict]:
+        """The answers of the commands run since the last call, as the worker reads a bot
+        process's: (codes, seconds, {position: (kind, message)})."""
+        found = (list(self.codes), list(self.seconds), {p: (k, m) for p, k, m in self.faults})
+        self.codes = array("i")
+        self.seconds = array("d")
+        self.faults = []
+        return found
 
     def run(self, batch: list) -> None:
         pending: list[_Pending] = []
@@ -112,9 +121,12 @@ class ProgramHost(Host):
                 self.reply("crash", "it wrote a message nobody asked for", 0.0)
                 self.restart()
                 continue
-            line, legal = player.writer.line(player.id, observation, player.time())
+            request = self.pool.next_request()
+            line, legal = player.writer.line(player.id, observation, player.time(), request)
             self.outgoing += line
-            entry = _Pending(len(self.codes), self.started, player, observation, legal, limit)
+            entry = _Pending(
+                len(self.codes), self.started, player, observation, legal, limit, request
+            )
             pending.append(entry)
             self.codes.append(FAULT)
             self.seconds.append(0.0)
@@ -191,6 +203,11 @@ class ProgramHost(Host):
             pass  # (the next decision says why)
 
     def judge(self, entry: _Pending, answer: dict, seconds: float) -> tuple[str, object, float]:
+        try:
+            messages.answer_for(answer, entry.player.id, entry.request)
+        except messages.ProtocolError as exc:
+            self.pool.close()
+            return "crash", f"it wrote {exc}", seconds
         if answer.get("type") == "error":
             return (
                 "exception",
@@ -198,7 +215,7 @@ class ProgramHost(Host):
                 seconds,
             )
         try:
-            index = messages.action_index(answer, entry.legal)
+            index = answer_index(answer, entry.legal)
         except messages.ProtocolError as exc:
             self.pool.close()
             return "crash", f"it wrote {exc}", seconds
@@ -223,33 +240,3 @@ class ProgramHost(Host):
             self.codes[position] = FAULT
             self.faults.append((position, kind, str(value)[:MAX_DESCRIPTION]))
             self.watchdog.restore()
-
-
-def main() -> None:
-    config = json.loads(os.environ.pop(CONFIG_ENV))
-    die_with_parent()
-    command_fd = int(config["command_fd"])
-    os.dup2(2, 1)  # (nothing here prints; the programs' output is their pipes')
-    sys.stdout = sys.stderr
-    try:
-        host = ProgramHost(config)
-    except BaseException as exc:
-        data = encode_answers(
-            array("i", [FAULT]), array("d", [0.0]), [[0, "broken", describe(exc)[:MAX_DESCRIPTION]]]
-        )
-        os.write(int(config["reply_fd"]), data)
-        return
-    try:
-        host.pool.process()  # started before "ready": the worker waits longer for that
-    except ProgramFault:
-        pass  # (its first seat says why)
-    host.reply("ready", None, 0.0)
-    host.flush()
-    try:
-        host.serve(command_fd)
-    finally:
-        host.pool.close()
-
-
-if __name__ == "__main__":
-    main()
