@@ -18,6 +18,7 @@ from arena.execution.process.wire import (
     CommandDecoder,
     CommandEncoder,
     apply_changes,
+    batch_message,
     builder,
     changes,
     decode_answers,
@@ -245,6 +246,31 @@ def test_a_cyclic_command_still_goes_through():
     (got,) = decoder.decode(encoder.encode([loop])[4:])
     assert got[0] == "x" and got[1] is got
     assert decoder.decode(encoder.encode([("after", 1)])[4:]) == [("after", 1)]
+
+
+@pytest.mark.parametrize("game", GAMES, ids=lambda g: g.name)
+def test_a_batch_pickled_command_by_command_is_the_batch_pickled_whole(game):
+    """The worker pickles each command as it makes it (``piece``): the bot process must get the
+    very list it would get from the batch pickled at once."""
+    encoder = CommandEncoder(known_objects(GAMES))
+    decoder = CommandDecoder()
+    decoder.decode(encoder.preamble[4:])
+    loop: list = ["x"]
+    loop.append(loop)
+    commands = [("act", 7, observation) for _, observation in _observations(game, "pieces")][:40]
+    commands += [("end", 3, game.new_state("x").game.name), ("drop", 9)]
+    for size in (0, 1, 2, len(commands)):
+        batch = commands[:size]
+        message = batch_message([encoder.piece(command) for command in batch])
+        if size > 1:  # (``encode`` writes a one-item list with APPEND instead)
+            assert message == encoder.encode(batch)
+        got = decoder.decode(message[4:])
+        assert len(got) == size and all(map(_same, got, batch))
+    # A command with a cycle goes through too, and leaves the memo as it was.
+    (got,) = decoder.decode(batch_message([encoder.piece(loop)])[4:])
+    assert got[1] is got
+    (got,) = decoder.decode(batch_message([encoder.piece(commands[0])])[4:])
+    assert _same(got, commands[0])
 
 
 def test_a_games_own_dataclass_comes_back_equal_and_frozen(monkeypatch):

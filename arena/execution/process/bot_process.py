@@ -118,6 +118,10 @@ class BotProcess:
         more (``epipe`` is then set)."""
         return self._write(self.encoder.encode(commands), deadline)
 
+    def send_message(self, message: bytes, deadline: float) -> bool:
+        """``send``, for a batch encoded already (``wire.batch_message``)."""
+        return self._write(message, deadline)
+
     def _write(self, data: bytes, deadline: float) -> bool:
         view = memoryview(data)
         while view:

@@ -58,6 +58,8 @@ from arena.execution.process.wire import (
     FAULT,
     NOT_CREATED,
     OK,
+    CommandEncoder,
+    batch_message,
     differ_for,
     fields_getter,
     known_objects,
@@ -124,9 +126,8 @@ class _Run:
         self.first_key = self.item.index * 4096
 
 
-def _act(run: _Run, seat: int, key: int, table: Table) -> tuple:
+def _act(run: _Run, seat: int, key: int, observation) -> tuple:
     """The command of the seat's decision: its observation, or its changes since the last."""
-    observation = table.observation()
     cls = type(observation)
     view = run.views.get(seat)
     if view is not None and view[0] is cls:
@@ -156,6 +157,8 @@ class IsolatedPlayer:
         # in an earlier schedule of the run: ``excluded``).
         self.broken: dict[str, str] = dict(excluded or {})
         self.known = known_objects(context.games.values())
+        # Every process learns the same known objects first: one encoder pickles for them all.
+        self.piece = CommandEncoder(self.known).piece
         no_memory_access()  # this worker holds every seat's cards: no bot process may read them
         # When the worker ends, its bot processes end, and with them whatever the bots started
         # (the bot processes themselves would die with the worker anyway, their children not).
@@ -269,11 +272,12 @@ class IsolatedPlayer:
 
     def _next_commands(self, run: _Run, batches: dict) -> None:
         """Add the game's next commands to ``batches``: bot name -> (what each command is for,
-        the commands)."""
+        the commands, each pickled at once: ``CommandEncoder.piece``)."""
+        piece = self.piece
         table = run.table
         names = run.item.seats
         if run.phase == "play":
-            seat = table.advance()
+            seat = next(table.turns, None)  # (``Table.advance``, without its call)
             if seat is not None:
                 name = names[seat]
                 batch = batches.get(name)
@@ -284,13 +288,15 @@ class IsolatedPlayer:
                 if seat not in run.created:
                     run.created.add(seat)
                     expected.append((run, "new", seat, run.attempt))
-                    commands.append(("new", key, seat_seed(run.item.seed, seat), table.info(seat)))
+                    commands.append(
+                        piece(("new", key, seat_seed(run.item.seed, seat), table.info(seat)))
+                    )
                     run.waiting += 1
                 expected.append((run, "act", seat, run.attempt))
-                if table.banks is None:
-                    commands.append(_act(run, seat, key, table))
-                else:  # the bank left goes with the decision: its limit in the bot's process
-                    commands.append((*_act(run, seat, key, table), table.banks.left(seat)))
+                command = _act(run, seat, key, table.state.observation(seat))
+                if table.banks is not None:  # the bank left: its limit in the bot's process
+                    command += (table.banks.left(seat),)
+                commands.append(piece(command))
                 run.waiting += 1
                 return
             run.phase = "end"
@@ -301,7 +307,7 @@ class IsolatedPlayer:
                     continue
                 expected, commands = batches.setdefault(names[seat], ([], []))
                 expected.append((run, "end", seat, run.attempt))
-                commands.append(("end", run.first_key + seat, result))
+                commands.append(piece(("end", run.first_key + seat, result)))
                 run.waiting += 1
         if run.phase == "end" and not run.waiting:
             run.phase = "done"
@@ -341,7 +347,7 @@ class IsolatedPlayer:
             # since, by a failure found while sending to another process.
             process.expected.extend(expected)
             process.sent += len(commands)
-            if not process.send(commands, now + self.limit):
+            if not process.send_message(batch_message(commands), now + self.limit):
                 self._stopped(name, process)
 
     def _collect(self) -> None:
@@ -389,6 +395,7 @@ class IsolatedPlayer:
 
     def _settle(self, process: BotProcess, codes: list, seconds: list, faults: dict) -> None:
         ready = self.ready
+        move_time = self.move_time
         next_expected = process.expected.popleft
         late = process.late
         if late:  # seen running past the move time by this worker's clock, whatever it says
@@ -412,6 +419,12 @@ class IsolatedPlayer:
             if op == "act":
                 if table.forfeited[seat]:  # its creation failed in this same batch
                     table.fallback_move()
+                elif (
+                    0 <= code < len(table.legal)
+                    and seconds[position] <= move_time
+                    and table.banks is None
+                ):  # a legal answer in time, without banks (``Table.resolve``'s first case)
+                    table.apply(code, seconds[position])
                 elif code != FAULT:
                     table.resolve(code, seconds[position])
                 else:

@@ -413,6 +413,40 @@ class CommandEncoder:
         data = buffer.getvalue()
         return len(data).to_bytes(4, "little") + data
 
+    def piece(self, command) -> bytes:
+        """One command of a batch, pickled as soon as it is made (``batch`` joins the pieces).
+
+        Pickling a command at once reads its objects while the processor's caches still hold
+        them: a batch pickled later, after the worker has stepped its other games, cost three
+        times as much."""
+        buffer = self.buffer
+        buffer.seek(0)
+        buffer.truncate()
+        try:
+            self.pickler.dump(command)
+        except (ValueError, RecursionError):  # a cycle: only the memo can write it
+            buffer.seek(0)
+            buffer.truncate()
+            self.pickler.fast = False
+            try:
+                self.pickler.dump(command)
+            finally:
+                self.pickler.memo = self.base
+                self.pickler.fast = True
+        return buffer.getvalue()[2:-1]  # without its PROTO and STOP opcodes
+
+
+def batch_message(pieces: list[bytes]) -> bytes:
+    """The message of a batch of commands pickled one by one (``CommandEncoder.piece``): a
+    protocol 3 pickle of their list (an empty list, a mark, the commands, APPENDS), decoded as
+    one; for two or more, the very bytes ``CommandEncoder.encode`` writes for the list."""
+    data = b"".join((_BATCH_HEAD, *pieces, _BATCH_TAIL))
+    return len(data).to_bytes(4, "little") + data
+
+
+_BATCH_HEAD = pickle.PROTO + bytes((3,)) + pickle.EMPTY_LIST + pickle.MARK  # (protocol 3)
+_BATCH_TAIL = pickle.APPENDS + pickle.STOP
+
 
 class _Feed:
     """One message at a time, for an unpickler that keeps its memo from one to the next."""
