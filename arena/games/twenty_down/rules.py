@@ -20,6 +20,9 @@ with ``State``'s checks, errors and messages.
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Callable, Sequence
+from itertools import combinations
+from operator import itemgetter
 from typing import Any, ClassVar, NamedTuple
 
 import arena.games.base as base
@@ -41,7 +44,12 @@ from arena.games.twenty_down.phases import (
     STAY,
     TRUMP,
 )
-from arena.games.twenty_down.sampling import proven_by_play, sample_placement
+from arena.games.twenty_down.sampling import (
+    placement_bounds,
+    proven_by_play,
+    sample_in_bounds,
+    sample_placement,
+)
 from arena.games.twenty_down.view import RULES, TwentyDownNarrator, prompt_line, table_lines
 
 PACK: tuple[Card, ...] = tuple(piquet_pack())
@@ -49,6 +57,16 @@ _SUIT: tuple[int, ...] = tuple(c // 13 for c in range(52))  # plain ints: faster
 # A sorted hand holds each suit as one run: ids suit*13 .. suit*13+12.
 _SUIT_LO: tuple[int, ...] = (0, 13, 26, 39)
 _SUIT_HI: tuple[int, ...] = (13, 26, 39, 52)
+
+# TD-10 as one comparison: _POWER[trump][led][card] ranks the cards a trick may hold, a trump
+# above every card of the suit led, and a card of neither suit (-1) below both.
+_POWER: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(
+        tuple(100 + c if c // 13 == trump else c if c // 13 == led else -1 for c in range(52))
+        for led in range(4)
+    )
+    for trump in range(4)
+)
 
 _STAY_OR_DROP = (STAY, DROP)
 _PHASE_INDEX = {name: i for i, name in enumerate(PHASE_NAMES)}
@@ -167,6 +185,13 @@ def _exchange_options(hand: list[Card]) -> list[tuple[Card, ...]]:
     return _options_of_five(hand)  # always the case in play
 
 
+# ``_exchange_options(hand)[i] == _DISCARD_AT[i](hand)`` for a hand of five (the same order).
+_DISCARD_AT: tuple[Callable[[list[Card]], tuple[Card, ...]], ...] = (
+    lambda hand: (),
+    *(lambda hand, i=i: (hand[i],) for i in range(5)),
+    *(itemgetter(*positions) for k in (2, 3) for positions in combinations(range(5), k)),
+)
+
 # The flat lists a clone copies; it copies the hands itself, and shares every other slot:
 # immutable values, and lists and tuples that are only ever replaced, never changed in place.
 _COPIED_FIELDS = (
@@ -207,6 +232,7 @@ class TwentyDownState(base.State):
         "_legal",
         "_trump",
         "_led",
+        "_power",
         "_best",
         "_best_seat",
         "_next",
@@ -216,6 +242,7 @@ class TwentyDownState(base.State):
         "_pub",
         "_pub_prev",
         "_pending",
+        "_lazy",
         "last_tricks",
     )
 
@@ -226,6 +253,7 @@ class TwentyDownState(base.State):
         self._pub = None
         self._pub_prev = None
         self._pending = False
+        self._lazy = False
         self._hands = [[], [], [], []]  # the cards come with the first deal's draw
         self._talon = []
         self.last_tricks = ()
@@ -241,7 +269,10 @@ class TwentyDownState(base.State):
 
     def legal_actions(self) -> list:
         """The state's own list (kept per decision for speed): read it, do not change it."""
-        return self._legal
+        legal = self._legal
+        if legal is None:  # an exchange's discards, listed when first asked (``apply_stored``)
+            legal = self._legal = _exchange_options(self._hands[self._player])
+        return legal
 
     @property
     def hands(self) -> list[list[Card]]:
@@ -303,7 +334,7 @@ class TwentyDownState(base.State):
         obs = _new_observation(TwentyDownObservation)
         obs.game = self._name
         obs.seat = seat
-        obs.legal_actions = self._legal[:] if seat == self._player else []
+        obs.legal_actions = self.legal_actions()[:] if seat == self._player else []
         obs.hand = tuple(self._hands[seat])
         obs.dealer = self.dealer
         obs.forehand = self.forehand
@@ -329,7 +360,8 @@ class TwentyDownState(base.State):
             return base.State.legal_numbers(self, encoding)
         if self._pending:
             self._draw_deal()
-        return encoding.legal_numbers(self.phase, self._legal, self._hands[self._player])
+        hand = self._hands[self._player]
+        return encoding.legal_numbers(self.phase, self.legal_actions(), hand)
 
     def clone(self) -> TwentyDownState:
         """A copy to play on: the flat lists and the hands copied, every other slot shared
@@ -359,6 +391,7 @@ class TwentyDownState(base.State):
         o._legal = self._legal
         o._trump = self._trump
         o._led = self._led
+        o._power = self._power
         o._best = self._best
         o._best_seat = self._best_seat
         o._next = self._next
@@ -368,6 +401,7 @@ class TwentyDownState(base.State):
         o._pub = self._pub
         o._pub_prev = self._pub_prev
         o._pending = self._pending
+        o._lazy = self._lazy
         o.last_tricks = self.last_tricks
         return o
 
@@ -385,7 +419,7 @@ class TwentyDownState(base.State):
         if player == TERMINAL or (seat is not None and seat != player):
             raise base.wrong_turn(self._name, player, seat)
         try:
-            index = self._legal.index(action)
+            index = self.legal_actions().index(action)
         except (ValueError, TypeError):
             raise base.illegal_action(self._name, action, player) from None
         self.apply_legal(index)
@@ -397,41 +431,34 @@ class TwentyDownState(base.State):
     def apply_legal(self, index: int) -> None:
         """Play ``legal_actions()[index]``: every action goes through here, and playing a card
         (TD-8 .. TD-10), the hot path, is written out in it."""
+        if self.phase != PLAY:
+            legal = self._legal
+            self._apply_other((self.legal_actions() if legal is None else legal)[index])
+            return
         action = self._legal[index]
         p = self._player
-        self.history.append((p, action))
-        if self.phase != PLAY:
-            self._pub = None  # every other decision changes a public tuple (or the phase)
-            phase = self.phase
-            if phase == EXCHANGE:
-                self._exchange(action)
-            elif phase == DECIDE:
-                self._decide(action)
-            else:  # TRUMP
-                self._set_trump(action)
-            return
+        move = (p, action)  # one tuple for the history and the trick: both only read it
+        self.history.append(move)
         self._hands[p].remove(action)
         trick = self.trick
-        trick.append((p, action))
+        trick.append(move)
         n = len(trick)
         if n == 1:
-            self._led = _SUIT[action]
-            self._best = action
+            led = self._led = _SUIT[action]
+            power = self._power = _POWER[self._trump][led]
+            self._best = power[action]
             self._best_seat = p
         else:
-            # TD-10: the highest trump, else the highest card of the suit led
-            best = self._best
-            s = _SUIT[action]
-            bs = _SUIT[best]
-            if (s == bs and action > best) or (s == self._trump and bs != s):
-                self._best = action
+            led = self._led
+            power = self._power[action]  # TD-10 (``_POWER``)
+            if power > self._best:
+                self._best = power
                 self._best_seat = p
         if n < self._trick_size:
             p = self._next[p]
             self._player = p
             hand = self._hands[p]
             # TD-9: follow suit, else trump, else anything (the suit's run in the sorted hand)
-            led = self._led
             lo = bisect_left(hand, _SUIT_LO[led])
             hi = bisect_left(hand, _SUIT_HI[led], lo)
             if lo == hi:
@@ -456,6 +483,117 @@ class TwentyDownState(base.State):
         self._player = winner
         self._legal = self._hands[winner][:]
 
+    def _apply_other(self, action: Any) -> None:
+        """Every decision but playing a card: naming trump, exchanging, staying or dropping."""
+        self.history.append((self._player, action))
+        self._pub = None  # every one changes a public tuple (or the phase)
+        phase = self.phase
+        if phase == EXCHANGE:
+            self._exchange(action)
+        elif phase == DECIDE:
+            self._decide(action)
+        else:  # TRUMP
+            self._set_trump(action)
+
+    def apply_stored(self, index: int) -> None:
+        """``apply_legal(index)`` for a replay of stored indices (``arena.games.record``): an
+        exchange's discard is read from the hand by ``index`` (``_DISCARD_AT``) and the next
+        seat's 26 discards are listed only if someone asks (``legal_actions``), so a replay never
+        lists them; any other decision is ``apply_legal``."""
+        self._lazy = True
+        if self.phase != EXCHANGE:
+            self.apply_legal(index)
+            return
+        hand = self._hands[self._player]
+        if self._legal is not None or len(hand) != 5 or not 0 <= index < len(_DISCARD_AT):
+            self._apply_other(self.legal_actions()[index])
+            return
+        self._apply_other(_DISCARD_AT[index](hand))
+
+    def apply_stored_all(self, indices: Sequence[int]) -> None:
+        """``apply_stored`` for each of ``indices`` in turn (a whole stored game, ``arena
+        export``): the cards are played in runs (``_play_run``) that read each card straight from
+        the hand, without a call or a list of legal cards per decision."""
+        self._lazy = True
+        k = 0
+        n = len(indices)
+        while k < n:
+            if self.phase == PLAY:
+                done = self._play_run(indices, k)
+                if done > k:
+                    k = done
+                    continue
+            self.apply_stored(indices[k])  # (and any index out of range raises there, as ever)
+            k += 1
+
+    def _play_run(self, indices: Sequence[int], k: int) -> int:
+        """Play ``indices[k:]`` while they are cards of this deal (TD-8 .. TD-10, as
+        ``apply_legal``); stop before an index out of range, after the deal's last trick or at
+        the end. The position where it stopped."""
+        hands = self._hands
+        history = self.history
+        trick = self.trick
+        trump = self._trump
+        nxt = self._next
+        size = self._trick_size
+        p = self._player
+        led, power, best, best_seat = self._led, self._power, self._best, self._best_seat
+        n = len(indices)
+        while k < n:
+            hand = hands[p]
+            lo, hi = 0, len(hand)
+            if trick:  # TD-9: follow suit, else trump, else anything
+                lo = bisect_left(hand, _SUIT_LO[led])
+                hi = bisect_left(hand, _SUIT_HI[led], lo)
+                if lo == hi:
+                    lo = bisect_left(hand, _SUIT_LO[trump])
+                    hi = bisect_left(hand, _SUIT_HI[trump], lo)
+                    if lo == hi:
+                        lo, hi = 0, len(hand)
+            index = indices[k]
+            if index >= hi - lo:
+                break
+            card = hand.pop(lo + index)
+            move = (p, card)
+            history.append(move)
+            trick.append(move)
+            k += 1
+            if len(trick) == 1:
+                led = _SUIT[card]
+                power = _POWER[trump][led]
+                best, best_seat = power[card], p
+            elif power[card] > best:
+                best, best_seat = power[card], p
+            if len(trick) < size:
+                p = nxt[p]
+                continue
+            tricks = self.tricks
+            tricks.append(_new_tuple(Trick, (self.leader, tuple(trick), best_seat)))
+            self.tricks_won[best_seat] += 1
+            trick = self.trick = []
+            self._pub = None
+            if len(tricks) == 5:
+                self._score_deal()  # the next deal's decision (or the end) is set there
+                return k
+            self.leader = p = best_seat
+        self._player = p
+        self._led, self._power, self._best, self._best_seat = led, power, best, best_seat
+        self._legal = self._cards_to_play(p)
+        self._pub = None
+        return k
+
+    def _cards_to_play(self, p: int) -> list[Card]:
+        """Seat ``p``'s legal cards now (TD-9), as ``apply_legal`` lists them."""
+        hand = self._hands[p]
+        if not self.trick:
+            return hand[:]
+        for suit in (self._led, self._trump):
+            lo = bisect_left(hand, _SUIT_LO[suit])
+            hi = bisect_left(hand, _SUIT_HI[suit], lo)
+            if lo != hi:
+                return hand[lo:hi]
+        return hand[:]
+
     def _start_deal(self) -> None:
         """Deal from the deck order of chance event ``deal-n`` (TD-5).
 
@@ -476,7 +614,8 @@ class TwentyDownState(base.State):
         self.tricks_won = [0, 0, 0, 0]
         self.leader = fh
         self._led = -1
-        self._best = None
+        self._power = None
+        self._best = -1
         self._best_seat = -1
         self._next = _NEXT_SEAT
         self._trick_size = 4
@@ -523,7 +662,7 @@ class TwentyDownState(base.State):
         del talon[:12]
         self.phase = EXCHANGE
         self._player = fh
-        self._legal = _exchange_options(hands[fh])
+        self._legal = None if self._lazy else _exchange_options(hands[fh])
 
     def _exchange(self, discard: tuple[Card, ...]) -> None:
         p = self._player
@@ -541,7 +680,7 @@ class TwentyDownState(base.State):
         p = _NEXT_SEAT[p]
         if p != self.forehand:
             self._player = p
-            self._legal = _exchange_options(self._hands[p])
+            self._legal = None if self._lazy else _exchange_options(self._hands[p])
         elif self._brostedt and self._trump != DIAMONDS:
             self.phase = DECIDE
             self.playing[p] = True  # forehand must stay: not asked
@@ -619,10 +758,11 @@ class TwentyDownState(base.State):
         self._pub = None
         self._pub_prev = None
         self._pending = False
+        self._lazy = False
         phase = self.phase
         fh = self.forehand
         self._trump = -1 if self.trump is None else int(self.trump)
-        self._led, self._best, self._best_seat = -1, None, -1
+        self._led, self._power, self._best, self._best_seat = -1, None, -1, -1
         self._next, self._trick_size = _NEXT_SEAT, 4
         if phase == OVER:
             self._player, self._legal = TERMINAL, []
@@ -760,6 +900,7 @@ class HiddenCards:
         "others",
         "unseen",
         "slots",
+        "bounds",
         "discarded",
         "need",
         "playing",
@@ -791,6 +932,7 @@ class HiddenCards:
         self.others = [p for p in range(4) if p != seat]
         self.unseen = [c for c in PACK if c not in seen]
         self.slots = [(p, sizes[p], voids[p]) for p in self.others]
+        self.bounds = placement_bounds(self.slots)
         self.discarded = discarded
         self.need = n_discards - len(discarded)
         self.playing = playing
@@ -804,7 +946,7 @@ class HiddenCards:
         )
 
     def _draw(self, rng: Any) -> tuple[list[list[Card]], list[Card], float]:
-        hands_out, rest = _sample_placement(self.unseen, self.slots, rng)
+        hands_out, rest = sample_in_bounds(self.unseen, self.slots, self.bounds, rng)
         if hands_out is None:
             name = self.game.name
             raise base.GameError(f"{name}: no deal of the unseen cards fits the observation")
