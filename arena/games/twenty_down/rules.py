@@ -68,6 +68,9 @@ _POWER: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
     for trump in range(4)
 )
 
+# A deal's points by tricks won (TD-11 .. TD-13), _DELTA[2] when hearts are trump (TD-14).
+_DELTA = (None, (5, -1, -2, -3, -4, -10), (10, -2, -4, -6, -8, -20))
+
 _STAY_OR_DROP = (STAY, DROP)
 _PHASE_INDEX = {name: i for i, name in enumerate(PHASE_NAMES)}
 _NEXT_SEAT = (1, 2, 3, 0)
@@ -269,10 +272,7 @@ class TwentyDownState(base.State):
 
     def legal_actions(self) -> list:
         """The state's own list (kept per decision for speed): read it, do not change it."""
-        legal = self._legal
-        if legal is None:  # an exchange's discards, listed when first asked (``apply_stored``)
-            legal = self._legal = _exchange_options(self._hands[self._player])
-        return legal
+        return self._legal
 
     @property
     def hands(self) -> list[list[Card]]:
@@ -334,7 +334,7 @@ class TwentyDownState(base.State):
         obs = _new_observation(TwentyDownObservation)
         obs.game = self._name
         obs.seat = seat
-        obs.legal_actions = self.legal_actions()[:] if seat == self._player else []
+        obs.legal_actions = self._legal[:] if seat == self._player else []
         obs.hand = tuple(self._hands[seat])
         obs.dealer = self.dealer
         obs.forehand = self.forehand
@@ -360,8 +360,7 @@ class TwentyDownState(base.State):
             return base.State.legal_numbers(self, encoding)
         if self._pending:
             self._draw_deal()
-        hand = self._hands[self._player]
-        return encoding.legal_numbers(self.phase, self.legal_actions(), hand)
+        return encoding.legal_numbers(self.phase, self._legal, self._hands[self._player])
 
     def clone(self) -> TwentyDownState:
         """A copy to play on: the flat lists and the hands copied, every other slot shared
@@ -419,7 +418,7 @@ class TwentyDownState(base.State):
         if player == TERMINAL or (seat is not None and seat != player):
             raise base.wrong_turn(self._name, player, seat)
         try:
-            index = self.legal_actions().index(action)
+            index = self._legal.index(action)
         except (ValueError, TypeError):
             raise base.illegal_action(self._name, action, player) from None
         self.apply_legal(index)
@@ -432,8 +431,7 @@ class TwentyDownState(base.State):
         """Play ``legal_actions()[index]``: every action goes through here, and playing a card
         (TD-8 .. TD-10), the hot path, is written out in it."""
         if self.phase != PLAY:
-            legal = self._legal
-            self._apply_other((self.legal_actions() if legal is None else legal)[index])
+            self._apply_other(self._legal[index])
             return
         action = self._legal[index]
         p = self._player
@@ -496,35 +494,39 @@ class TwentyDownState(base.State):
             self._set_trump(action)
 
     def apply_stored(self, index: int) -> None:
-        """``apply_legal(index)`` for a replay of stored indices (``arena.games.record``): an
-        exchange's discard is read from the hand by ``index`` (``_DISCARD_AT``) and the next
-        seat's 26 discards are listed only if someone asks (``legal_actions``), so a replay never
-        lists them; any other decision is ``apply_legal``."""
-        self._lazy = True
-        if self.phase != EXCHANGE:
-            self.apply_legal(index)
-            return
-        hand = self._hands[self._player]
-        if self._legal is not None or len(hand) != 5 or not 0 <= index < len(_DISCARD_AT):
-            self._apply_other(self.legal_actions()[index])
-            return
-        self._apply_other(_DISCARD_AT[index](hand))
+        """``apply_legal(index)`` for a replay of stored indices: ``apply_stored_all``."""
+        self.apply_stored_all((index,))
 
     def apply_stored_all(self, indices: Sequence[int]) -> None:
-        """``apply_stored`` for each of ``indices`` in turn (a whole stored game, ``arena
-        export``): the cards are played in runs (``_play_run``) that read each card straight from
-        the hand, without a call or a list of legal cards per decision."""
-        self._lazy = True
-        k = 0
-        n = len(indices)
-        while k < n:
-            if self.phase == PLAY:
-                done = self._play_run(indices, k)
-                if done > k:
-                    k = done
-                    continue
-            self.apply_stored(indices[k])  # (and any index out of range raises there, as ever)
-            k += 1
+        """``apply_legal`` of each of ``indices`` in turn, for a replay of a stored game
+        (``arena.games.record``, ``arena export``): cards are played in runs (``_play_run``) that
+        read each card straight from the hand, without a call or a list of legal cards per
+        decision; an exchange's discard is read from the hand by its index (``_DISCARD_AT``),
+        and the seats' 26 discards are listed only for the decision the replay stops at."""
+        self._lazy = True  # (_set_trump and _exchange leave the next seat's discards unlisted)
+        try:
+            k = 0
+            n = len(indices)
+            while k < n:
+                if self.phase == PLAY:
+                    done = self._play_run(indices, k)
+                    if done > k:
+                        k = done
+                        continue
+                index = indices[k]
+                if self._legal is None:  # an exchange (any index out of range raises here)
+                    hand = self._hands[self._player]
+                    if len(hand) == 5 and 0 <= index < len(_DISCARD_AT):
+                        self._apply_other(_DISCARD_AT[index](hand))
+                    else:
+                        self._apply_other(_exchange_options(hand)[index])
+                else:
+                    self.apply_legal(index)
+                k += 1
+        finally:
+            self._lazy = False
+            if self._legal is None:
+                self._legal = _exchange_options(self._hands[self._player])
 
     def _play_run(self, indices: Sequence[int], k: int) -> int:
         """Play ``indices[k:]`` while they are cards of this deal (TD-8 .. TD-10, as
@@ -727,7 +729,14 @@ class TwentyDownState(base.State):
         mult = 2 if self._trump == HEARTS else 1  # TD-14
         points = self.points
         playing = self.playing
-        if playing.count(True) == 1 and self._brostedt:
+        if not self._brostedt:
+            delta = _DELTA[mult]
+            won = self.tricks_won
+            points[0] += delta[won[0]]
+            points[1] += delta[won[1]]
+            points[2] += delta[won[2]]
+            points[3] += delta[won[3]]
+        elif playing.count(True) == 1:
             points[self.forehand] -= 5 * mult  # brostedt: all but forehand dropped
         else:
             for p, t in enumerate(self.tricks_won):
