@@ -543,8 +543,22 @@ class TwentyDownState(base.State):
         n = len(indices)
         while k < n:
             hand = hands[p]
-            lo, hi = 0, len(hand)
-            if trick:  # TD-9: follow suit, else trump, else anything
+            index = indices[k]
+            if not trick:  # a lead: any card (TD-8)
+                if index >= len(hand):
+                    break
+                card = hand.pop(index)
+                move = (p, card)
+                history.append(move)
+                trick.append(move)
+                k += 1
+                led = _SUIT[card]
+                power = _POWER[trump][led]
+                best, best_seat = power[card], p
+                if size > 1:
+                    p = nxt[p]
+                    continue
+            else:  # TD-9: follow suit, else trump, else anything
                 lo = bisect_left(hand, _SUIT_LO[led])
                 hi = bisect_left(hand, _SUIT_HI[led], lo)
                 if lo == hi:
@@ -552,23 +566,18 @@ class TwentyDownState(base.State):
                     hi = bisect_left(hand, _SUIT_HI[trump], lo)
                     if lo == hi:
                         lo, hi = 0, len(hand)
-            index = indices[k]
-            if index >= hi - lo:
-                break
-            card = hand.pop(lo + index)
-            move = (p, card)
-            history.append(move)
-            trick.append(move)
-            k += 1
-            if len(trick) == 1:
-                led = _SUIT[card]
-                power = _POWER[trump][led]
-                best, best_seat = power[card], p
-            elif power[card] > best:
-                best, best_seat = power[card], p
-            if len(trick) < size:
-                p = nxt[p]
-                continue
+                if index >= hi - lo:
+                    break
+                card = hand.pop(lo + index)
+                move = (p, card)
+                history.append(move)
+                trick.append(move)
+                k += 1
+                if power[card] > best:
+                    best, best_seat = power[card], p
+                if len(trick) < size:
+                    p = nxt[p]
+                    continue
             tricks = self.tricks
             tricks.append(_new_tuple(Trick, (self.leader, tuple(trick), best_seat)))
             self.tricks_won[best_seat] += 1
