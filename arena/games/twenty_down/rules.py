@@ -20,6 +20,9 @@ with ``State``'s checks, errors and messages.
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Callable, Sequence
+from itertools import combinations
+from operator import itemgetter
 from typing import Any, ClassVar, NamedTuple
 
 import arena.games.base as base
@@ -41,7 +44,12 @@ from arena.games.twenty_down.phases import (
     STAY,
     TRUMP,
 )
-from arena.games.twenty_down.sampling import proven_by_play, sample_placement
+from arena.games.twenty_down.sampling import (
+    placement_bounds,
+    proven_by_play,
+    sample_in_bounds,
+    sample_placement,
+)
 from arena.games.twenty_down.view import RULES, TwentyDownNarrator, prompt_line, table_lines
 
 PACK: tuple[Card, ...] = tuple(piquet_pack())
@@ -49,6 +57,19 @@ _SUIT: tuple[int, ...] = tuple(c // 13 for c in range(52))  # plain ints: faster
 # A sorted hand holds each suit as one run: ids suit*13 .. suit*13+12.
 _SUIT_LO: tuple[int, ...] = (0, 13, 26, 39)
 _SUIT_HI: tuple[int, ...] = (13, 26, 39, 52)
+
+# TD-10 as one comparison: _POWER[trump][led][card] ranks the cards a trick may hold, a trump
+# above every card of the suit led, and a card of neither suit (-1) below both.
+_POWER: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(
+        tuple(100 + c if c // 13 == trump else c if c // 13 == led else -1 for c in range(52))
+        for led in range(4)
+    )
+    for trump in range(4)
+)
+
+# A deal's points by tricks won (TD-11 .. TD-13), _DELTA[2] when hearts are trump (TD-14).
+_DELTA = (None, (5, -1, -2, -3, -4, -10), (10, -2, -4, -6, -8, -20))
 
 _STAY_OR_DROP = (STAY, DROP)
 _PHASE_INDEX = {name: i for i, name in enumerate(PHASE_NAMES)}
@@ -167,6 +188,13 @@ def _exchange_options(hand: list[Card]) -> list[tuple[Card, ...]]:
     return _options_of_five(hand)  # always the case in play
 
 
+# ``_exchange_options(hand)[i] == _DISCARD_AT[i](hand)`` for a hand of five (the same order).
+_DISCARD_AT: tuple[Callable[[list[Card]], tuple[Card, ...]], ...] = (
+    lambda hand: (),
+    *(lambda hand, i=i: (hand[i],) for i in range(5)),
+    *(itemgetter(*positions) for k in (2, 3) for positions in combinations(range(5), k)),
+)
+
 # The flat lists a clone copies; it copies the hands itself, and shares every other slot:
 # immutable values, and lists and tuples that are only ever replaced, never changed in place.
 _COPIED_FIELDS = (
@@ -207,6 +235,7 @@ class TwentyDownState(base.State):
         "_legal",
         "_trump",
         "_led",
+        "_power",
         "_best",
         "_best_seat",
         "_next",
@@ -216,6 +245,7 @@ class TwentyDownState(base.State):
         "_pub",
         "_pub_prev",
         "_pending",
+        "_lazy",
         "last_tricks",
     )
 
@@ -226,6 +256,7 @@ class TwentyDownState(base.State):
         self._pub = None
         self._pub_prev = None
         self._pending = False
+        self._lazy = False
         self._hands = [[], [], [], []]  # the cards come with the first deal's draw
         self._talon = []
         self.last_tricks = ()
@@ -359,6 +390,7 @@ class TwentyDownState(base.State):
         o._legal = self._legal
         o._trump = self._trump
         o._led = self._led
+        o._power = self._power
         o._best = self._best
         o._best_seat = self._best_seat
         o._next = self._next
@@ -368,6 +400,7 @@ class TwentyDownState(base.State):
         o._pub = self._pub
         o._pub_prev = self._pub_prev
         o._pending = self._pending
+        o._lazy = self._lazy
         o.last_tricks = self.last_tricks
         return o
 
@@ -397,41 +430,33 @@ class TwentyDownState(base.State):
     def apply_legal(self, index: int) -> None:
         """Play ``legal_actions()[index]``: every action goes through here, and playing a card
         (TD-8 .. TD-10), the hot path, is written out in it."""
+        if self.phase != PLAY:
+            self._apply_other(self._legal[index])
+            return
         action = self._legal[index]
         p = self._player
-        self.history.append((p, action))
-        if self.phase != PLAY:
-            self._pub = None  # every other decision changes a public tuple (or the phase)
-            phase = self.phase
-            if phase == EXCHANGE:
-                self._exchange(action)
-            elif phase == DECIDE:
-                self._decide(action)
-            else:  # TRUMP
-                self._set_trump(action)
-            return
+        move = (p, action)  # one tuple for the history and the trick: both only read it
+        self.history.append(move)
         self._hands[p].remove(action)
         trick = self.trick
-        trick.append((p, action))
+        trick.append(move)
         n = len(trick)
         if n == 1:
-            self._led = _SUIT[action]
-            self._best = action
+            led = self._led = _SUIT[action]
+            power = self._power = _POWER[self._trump][led]
+            self._best = power[action]
             self._best_seat = p
         else:
-            # TD-10: the highest trump, else the highest card of the suit led
-            best = self._best
-            s = _SUIT[action]
-            bs = _SUIT[best]
-            if (s == bs and action > best) or (s == self._trump and bs != s):
-                self._best = action
+            led = self._led
+            power = self._power[action]  # TD-10 (``_POWER``)
+            if power > self._best:
+                self._best = power
                 self._best_seat = p
         if n < self._trick_size:
             p = self._next[p]
             self._player = p
             hand = self._hands[p]
             # TD-9: follow suit, else trump, else anything (the suit's run in the sorted hand)
-            led = self._led
             lo = bisect_left(hand, _SUIT_LO[led])
             hi = bisect_left(hand, _SUIT_HI[led], lo)
             if lo == hi:
@@ -456,6 +481,130 @@ class TwentyDownState(base.State):
         self._player = winner
         self._legal = self._hands[winner][:]
 
+    def _apply_other(self, action: Any) -> None:
+        """Every decision but playing a card: naming trump, exchanging, staying or dropping."""
+        self.history.append((self._player, action))
+        self._pub = None  # every one changes a public tuple (or the phase)
+        phase = self.phase
+        if phase == EXCHANGE:
+            self._exchange(action)
+        elif phase == DECIDE:
+            self._decide(action)
+        else:  # TRUMP
+            self._set_trump(action)
+
+    def apply_stored(self, index: int) -> None:
+        """``apply_legal(index)`` for a replay of stored indices: ``apply_stored_all``."""
+        self.apply_stored_all((index,))
+
+    def apply_stored_all(self, indices: Sequence[int]) -> None:
+        """``apply_legal`` of each of ``indices`` in turn, for a replay of a stored game
+        (``arena.games.record``, ``arena export``): cards are played in runs (``_play_run``) that
+        read each card straight from the hand, without a call or a list of legal cards per
+        decision; an exchange's discard is read from the hand by its index (``_DISCARD_AT``),
+        and the seats' 26 discards are listed only for the decision the replay stops at."""
+        self._lazy = True  # (_set_trump and _exchange leave the next seat's discards unlisted)
+        try:
+            k = 0
+            n = len(indices)
+            while k < n:
+                if self.phase == PLAY:
+                    done = self._play_run(indices, k)
+                    if done > k:
+                        k = done
+                        continue
+                index = indices[k]
+                if self._legal is None:  # an exchange (any index out of range raises here)
+                    hand = self._hands[self._player]
+                    if len(hand) == 5 and 0 <= index < len(_DISCARD_AT):
+                        self._apply_other(_DISCARD_AT[index](hand))
+                    else:
+                        self._apply_other(_exchange_options(hand)[index])
+                else:
+                    self.apply_legal(index)
+                k += 1
+        finally:
+            self._lazy = False
+            if self._legal is None:
+                self._legal = _exchange_options(self._hands[self._player])
+
+    def _play_run(self, indices: Sequence[int], k: int) -> int:
+        """Play ``indices[k:]`` while they are cards of this deal (TD-8 .. TD-10, as
+        ``apply_legal``); stop before an index out of range, after the deal's last trick or at
+        the end. The position where it stopped."""
+        hands = self._hands
+        history = self.history
+        trick = self.trick
+        trump = self._trump
+        nxt = self._next
+        size = self._trick_size
+        p = self._player
+        led, power, best, best_seat = self._led, self._power, self._best, self._best_seat
+        n = len(indices)
+        while k < n:
+            hand = hands[p]
+            index = indices[k]
+            if not trick:  # a lead: any card (TD-8)
+                if index >= len(hand):
+                    break
+                card = hand.pop(index)
+                move = (p, card)
+                history.append(move)
+                trick.append(move)
+                k += 1
+                led = _SUIT[card]
+                power = _POWER[trump][led]
+                best, best_seat = power[card], p
+                if size > 1:
+                    p = nxt[p]
+                    continue
+            else:  # TD-9: follow suit, else trump, else anything
+                lo = bisect_left(hand, _SUIT_LO[led])
+                hi = bisect_left(hand, _SUIT_HI[led], lo)
+                if lo == hi:
+                    lo = bisect_left(hand, _SUIT_LO[trump])
+                    hi = bisect_left(hand, _SUIT_HI[trump], lo)
+                    if lo == hi:
+                        lo, hi = 0, len(hand)
+                if index >= hi - lo:
+                    break
+                card = hand.pop(lo + index)
+                move = (p, card)
+                history.append(move)
+                trick.append(move)
+                k += 1
+                if power[card] > best:
+                    best, best_seat = power[card], p
+                if len(trick) < size:
+                    p = nxt[p]
+                    continue
+            tricks = self.tricks
+            tricks.append(_new_tuple(Trick, (self.leader, tuple(trick), best_seat)))
+            self.tricks_won[best_seat] += 1
+            trick = self.trick = []
+            self._pub = None
+            if len(tricks) == 5:
+                self._score_deal()  # the next deal's decision (or the end) is set there
+                return k
+            self.leader = p = best_seat
+        self._player = p
+        self._led, self._power, self._best, self._best_seat = led, power, best, best_seat
+        self._legal = self._cards_to_play(p)
+        self._pub = None
+        return k
+
+    def _cards_to_play(self, p: int) -> list[Card]:
+        """Seat ``p``'s legal cards now (TD-9), as ``apply_legal`` lists them."""
+        hand = self._hands[p]
+        if not self.trick:
+            return hand[:]
+        for suit in (self._led, self._trump):
+            lo = bisect_left(hand, _SUIT_LO[suit])
+            hi = bisect_left(hand, _SUIT_HI[suit], lo)
+            if lo != hi:
+                return hand[lo:hi]
+        return hand[:]
+
     def _start_deal(self) -> None:
         """Deal from the deck order of chance event ``deal-n`` (TD-5).
 
@@ -476,7 +625,8 @@ class TwentyDownState(base.State):
         self.tricks_won = [0, 0, 0, 0]
         self.leader = fh
         self._led = -1
-        self._best = None
+        self._power = None
+        self._best = -1
         self._best_seat = -1
         self._next = _NEXT_SEAT
         self._trick_size = 4
@@ -523,7 +673,7 @@ class TwentyDownState(base.State):
         del talon[:12]
         self.phase = EXCHANGE
         self._player = fh
-        self._legal = _exchange_options(hands[fh])
+        self._legal = None if self._lazy else _exchange_options(hands[fh])
 
     def _exchange(self, discard: tuple[Card, ...]) -> None:
         p = self._player
@@ -541,7 +691,7 @@ class TwentyDownState(base.State):
         p = _NEXT_SEAT[p]
         if p != self.forehand:
             self._player = p
-            self._legal = _exchange_options(self._hands[p])
+            self._legal = None if self._lazy else _exchange_options(self._hands[p])
         elif self._brostedt and self._trump != DIAMONDS:
             self.phase = DECIDE
             self.playing[p] = True  # forehand must stay: not asked
@@ -588,7 +738,14 @@ class TwentyDownState(base.State):
         mult = 2 if self._trump == HEARTS else 1  # TD-14
         points = self.points
         playing = self.playing
-        if playing.count(True) == 1 and self._brostedt:
+        if not self._brostedt:
+            delta = _DELTA[mult]
+            won = self.tricks_won
+            points[0] += delta[won[0]]
+            points[1] += delta[won[1]]
+            points[2] += delta[won[2]]
+            points[3] += delta[won[3]]
+        elif playing.count(True) == 1:
             points[self.forehand] -= 5 * mult  # brostedt: all but forehand dropped
         else:
             for p, t in enumerate(self.tricks_won):
@@ -619,10 +776,11 @@ class TwentyDownState(base.State):
         self._pub = None
         self._pub_prev = None
         self._pending = False
+        self._lazy = False
         phase = self.phase
         fh = self.forehand
         self._trump = -1 if self.trump is None else int(self.trump)
-        self._led, self._best, self._best_seat = -1, None, -1
+        self._led, self._power, self._best, self._best_seat = -1, None, -1, -1
         self._next, self._trick_size = _NEXT_SEAT, 4
         if phase == OVER:
             self._player, self._legal = TERMINAL, []
@@ -760,6 +918,7 @@ class HiddenCards:
         "others",
         "unseen",
         "slots",
+        "bounds",
         "discarded",
         "need",
         "playing",
@@ -791,6 +950,7 @@ class HiddenCards:
         self.others = [p for p in range(4) if p != seat]
         self.unseen = [c for c in PACK if c not in seen]
         self.slots = [(p, sizes[p], voids[p]) for p in self.others]
+        self.bounds = placement_bounds(self.slots)
         self.discarded = discarded
         self.need = n_discards - len(discarded)
         self.playing = playing
@@ -804,7 +964,7 @@ class HiddenCards:
         )
 
     def _draw(self, rng: Any) -> tuple[list[list[Card]], list[Card], float]:
-        hands_out, rest = _sample_placement(self.unseen, self.slots, rng)
+        hands_out, rest = sample_in_bounds(self.unseen, self.slots, self.bounds, rng)
         if hands_out is None:
             name = self.game.name
             raise base.GameError(f"{name}: no deal of the unseen cards fits the observation")

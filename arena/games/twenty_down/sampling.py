@@ -51,8 +51,13 @@ def sample_placement(
     few (``tries``) shuffles are tried (rejection sampling is exact), then an exact count over how
     many cards of each suit go to each hand.
     """
-    cards = list(cards)
-    shuffle(rng, cards)
+    return sample_in_bounds(cards, slots, placement_bounds(slots), rng, tries)
+
+
+def placement_bounds(slots: list[tuple[int, int, set[int]]]) -> tuple[tuple, bool, int]:
+    """What ``sample_in_bounds`` reads from ``slots``, worked out once for many samples: each
+    hand's ``(start, end, cards it may not hold or None)`` in a shuffled list, whether any hand
+    is void in a suit, and how many cards the hands take."""
     bounds = []
     i = 0
     for _, size, void in slots:
@@ -61,7 +66,17 @@ def sample_placement(
             mask |= 1 << s
         bounds.append((i, i + size, _CARDS_OF_SUITS[mask] if mask else None))
         i += size
-    if all(bad is None for _, _, bad in bounds):
+    return tuple(bounds), any(bad is not None for _, _, bad in bounds), i
+
+
+def sample_in_bounds(
+    cards: list[int], slots: list, bounds: tuple[tuple, bool, int], rng: Any, tries: int = 20
+) -> tuple[list[list[int]] | None, list[int]]:
+    """``sample_placement`` with its ``placement_bounds(slots)`` given: the same draws."""
+    cards = list(cards)
+    shuffle(rng, cards)
+    bounds, voids, i = bounds
+    if not voids:
         return [cards[lo:hi] for lo, hi, _ in bounds], cards[i:]
     for _ in range(tries):
         for lo, hi, bad in bounds:
