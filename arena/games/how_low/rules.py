@@ -52,6 +52,7 @@ from arena.games.how_low.determinize import determinize
 from arena.games.how_low.drawing import table_drawing
 from arena.games.how_low.encoding import HowLowEncoding
 from arena.games.how_low.hands import HAND_SIZE, REDRAW, ROUNDS, VALUE
+from arena.games.how_low.legal import StandardDiscards as _Discards
 from arena.games.how_low.showdown import bank_prize, settle
 from arena.games.how_low.tables import COUNT, ENTRY, KEEP, STANDARD, THROWN
 from arena.games.how_low.view import RULES, HowLowNarrator, prompt_line, table_lines
@@ -288,18 +289,10 @@ class HowLowState(base.State):
             return legal
         seat = self._cur
         if self._fast and seat >= 0:
-            a, b, c, d, e = self.hands[seat]
-            single = SINGLE
-            pa = PAIR[a]
-            pb = PAIR[b]
-            pc = PAIR[c]
-            # discards_of_five, written out here: this is the hot spot of every playout
-            legal = self._legal = [
-                (), single[a], single[b], single[c], single[d], single[e],
-                pa[b], pa[c], pa[d], pa[e], pb[c], pb[d], pb[e], pc[d], pc[e], PAIR[d][e],
-                (a, b, c), (a, b, d), (a, b, e), (a, c, d), (a, c, e), (a, d, e),
-                (b, c, d), (b, c, e), (b, d, e), (c, d, e),
-            ]  # fmt: skip
+            # The 26 standard discards, listed only if read: a playout needs just their number.
+            legal = self._legal = _new_discards(_Discards)
+            legal.hand = self.hands[seat]
+            legal._items = None
             self._std = True
             return legal
         return self._other_legal_actions(seat)
@@ -358,59 +351,48 @@ class HowLowState(base.State):
         self.apply_legal(index)
 
     def apply_legal(self, index: int) -> None:
-        """Play ``legal_actions()[index]`` (``State.apply_legal`` without its repeated calls)."""
+        """Play ``legal_actions()[index]`` (``State.apply_legal`` without its repeated calls). A
+        standard discard is played from the tables by its index, without listing the others."""
         legal = self._legal
         if legal is None:
             legal = self.legal_actions()
+        if self._std and 0 <= index < STANDARD:
+            self._exchange(index)
+            return
+        if index < 0:
+            index += len(legal)  # (as a list reads it; then past the standard ones, or out)
         action = legal[index]
         seat = self._cur
+        if self._std and index < STANDARD:
+            self._exchange(index)
+            return
         self.history.append((seat, action))
-        if not action:
-            self.discards.append(ENTRY[seat][0])
-        elif self._std and index < STANDARD:
-            # A standard discard: keep the hand positions the index says, draw as many cards.
-            count = COUNT[index]
-            stock = self.stock
-            if len(stock) < count:  # (before anything changes: a broken record stops here)
-                self._restock()
-                stock = self.stock
-            hand = [*KEEP[index](self.hands[seat]), *stock[-count:]]
-            del stock[-count:]
-            hand.sort()
-            self.hands[seat] = hand
-            self.pile += action
-            self.discards.append(ENTRY[seat][count])
-        else:
+        if action:
             self._apply_other(seat, action)
-            if action is REDRAW:  # the same player acts again
-                self._legal = None
-                return
+        else:
+            self.discards.append(ENTRY[seat][0])  # a stand
         self._legal = None
-        pos = self.pos + 1
-        if pos == self._k:
-            if self.round == ROUNDS:
-                self._showdown()
-                return
-            self.round += 1
-            pos = 0
-        self.pos = pos
-        self._cur = self.order[pos]
+        if action is REDRAW:  # the same player acts again
+            return
+        self._next_turn()
 
     def apply_stored(self, index: int) -> None:
         """``apply_legal(index)`` for a replay of stored indices (``arena export``): with the
-        26 standard discards, the one thrown is read from the hand by ``index`` (``THROWN``)
-        instead of listing them all first; any other case is ``apply_legal``."""
-        if self._legal is not None or not self._fast or not 0 <= index < STANDARD:
-            self.apply_legal(index)
+        26 standard discards the one thrown is read from the hand by ``index`` (``THROWN``)
+        without listing them; any other case is ``apply_legal``."""
+        if self._legal is None and self._fast and 0 <= index < STANDARD and self._cur >= 0:
+            self._exchange(index)
             return
+        self.apply_legal(index)
+
+    def _exchange(self, index: int) -> None:
+        """Standard discard ``index`` of the player to act: the hand positions ``KEEP[index]``
+        stay, ``COUNT[index]`` cards are drawn (HL-7)."""
         seat = self._cur
-        if seat < 0:
-            self.apply_legal(index)  # the game is over: no action at all
-            return
         count = COUNT[index]
         if count:
             stock = self.stock
-            if len(stock) < count:
+            if len(stock) < count:  # (before anything changes: a broken record stops here)
                 self._restock()
                 stock = self.stock
             held = self.hands[seat]
@@ -424,6 +406,18 @@ class HowLowState(base.State):
             action = ()
         self.history.append((seat, action))
         self.discards.append(ENTRY[seat][count])
+        self._legal = None
+        pos = self.pos + 1
+        if pos == self._k:
+            if self.round == ROUNDS:
+                self._showdown()
+                return
+            self.round += 1
+            pos = 0
+        self.pos = pos
+        self._cur = self.order[pos]
+
+    def _next_turn(self) -> None:
         pos = self.pos + 1
         if pos == self._k:
             if self.round == ROUNDS:
@@ -567,7 +561,9 @@ class HowLowState(base.State):
         obs.seat = seat
         if seat == self._cur:
             legal = self._legal
-            obs.legal_actions = legal[:] if legal is not None else self.legal_actions()[:]
+            if legal is None:
+                legal = self.legal_actions()
+            obs.legal_actions = legal[:] if type(legal) is list else legal.as_list()
         else:
             obs.legal_actions = []
         obs.hand = tuple(self.hands[seat])
@@ -666,6 +662,7 @@ class HowLowState(base.State):
 
 
 _new_observation = object.__new__
+_new_discards = object.__new__
 _new_state = object.__new__
 _as_card_tuple = as_discard
 
