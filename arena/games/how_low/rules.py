@@ -352,42 +352,14 @@ class HowLowState(base.State):
 
     def apply_legal(self, index: int) -> None:
         """Play ``legal_actions()[index]`` (``State.apply_legal`` without its repeated calls). A
-        standard discard is played from the tables by its index, without listing the others."""
+        standard discard is played from the tables by its index, without listing the others:
+        the hand positions ``KEEP[index]`` stay, ``COUNT[index]`` cards are drawn (HL-7)."""
         legal = self._legal
         if legal is None:
             legal = self.legal_actions()
-        if self._std and 0 <= index < STANDARD:
-            self._exchange(index)
+        if not (self._std and 0 <= index < STANDARD):
+            self._apply_listed(legal, index)
             return
-        if index < 0:
-            index += len(legal)  # (as a list reads it; then past the standard ones, or out)
-        action = legal[index]
-        seat = self._cur
-        if self._std and index < STANDARD:
-            self._exchange(index)
-            return
-        self.history.append((seat, action))
-        if action:
-            self._apply_other(seat, action)
-        else:
-            self.discards.append(ENTRY[seat][0])  # a stand
-        self._legal = None
-        if action is REDRAW:  # the same player acts again
-            return
-        self._next_turn()
-
-    def apply_stored(self, index: int) -> None:
-        """``apply_legal(index)`` for a replay of stored indices (``arena export``): with the
-        26 standard discards the one thrown is read from the hand by ``index`` (``THROWN``)
-        without listing them; any other case is ``apply_legal``."""
-        if self._legal is None and self._fast and 0 <= index < STANDARD and self._cur >= 0:
-            self._exchange(index)
-            return
-        self.apply_legal(index)
-
-    def _exchange(self, index: int) -> None:
-        """Standard discard ``index`` of the player to act: the hand positions ``KEEP[index]``
-        stay, ``COUNT[index]`` cards are drawn (HL-7)."""
         seat = self._cur
         count = COUNT[index]
         if count:
@@ -416,6 +388,30 @@ class HowLowState(base.State):
             pos = 0
         self.pos = pos
         self._cur = self.order[pos]
+
+    # (``arena export``'s replay: the standard discards are never listed, as in a playout)
+    apply_stored = apply_legal
+
+    def _apply_listed(self, legal, index: int) -> None:
+        """``apply_legal`` of an action read from the list: not one of the standard discards at
+        its standard index (two packs with equal cards, a cap below three, the redraw), or a
+        negative index."""
+        if index < 0 and self._std:
+            index += len(legal)
+            if 0 <= index < STANDARD:
+                self.apply_legal(index)
+                return
+        action = legal[index]
+        seat = self._cur
+        self.history.append((seat, action))
+        self._legal = None
+        if not action:
+            self.discards.append(ENTRY[seat][0])  # a stand
+        else:
+            self._apply_other(seat, action)
+            if action is REDRAW:  # the same player acts again
+                return
+        self._next_turn()
 
     def _next_turn(self) -> None:
         pos = self.pos + 1
