@@ -86,9 +86,7 @@ def test_shuffle_leaves_another_generator_its_own_shuffle():
 
 @settings(max_examples=10, deadline=None, database=None)
 @given(seed=st.integers(min_value=0, max_value=2**32 - 1), players=st.sampled_from([2, 4, 6]))
-def test_legal_actions_read_as_the_list_of_discards_in_every_way_a_bot_reads_a_list(
-    seed, players
-):
+def test_legal_actions_read_as_the_list_of_discards_in_every_way_a_bot_reads_a_list(seed, players):
     """``legal_actions()`` may be a lazily listed sequence (one pack): every reading of it — length,
     index, slice, iteration, ``in``, ``index``, ``==``, ``+``, ``copy`` — gives what the plain
     list ``discards_of_five`` / the observation gives, and playing an index plays that action."""
