@@ -354,13 +354,17 @@ class HowLowState(base.State):
         """Play ``legal_actions()[index]`` (``State.apply_legal`` without its repeated calls). A
         standard discard is played from the tables by its index, without listing the others:
         the hand positions ``KEEP[index]`` stay, ``COUNT[index]`` cards are drawn (HL-7)."""
-        legal = self._legal
-        if legal is None:
-            legal = self.legal_actions()
-        if not (self._std and 0 <= index < STANDARD):
-            self._apply_listed(legal, index)
-            return
         seat = self._cur
+        if self._legal is not None:
+            std = self._std
+        elif self._fast and seat >= 0:
+            std = True  # (the standard discards, as legal_actions() would say: not made)
+        else:
+            self.legal_actions()
+            std = self._std
+        if not (std and 0 <= index < STANDARD):
+            self._apply_listed(self.legal_actions(), index)
+            return
         count = COUNT[index]
         if count:
             stock = self.stock
@@ -389,7 +393,7 @@ class HowLowState(base.State):
         self.pos = pos
         self._cur = self.order[pos]
 
-    # (``arena export``'s replay: the standard discards are never listed, as in a playout)
+    # (``arena export``'s replay: a standard discard is played without making the legal actions)
     apply_stored = apply_legal
 
     def _apply_listed(self, legal, index: int) -> None:
