@@ -33,6 +33,7 @@ a state from an observation.
 from __future__ import annotations
 
 import random
+from bisect import insort
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -372,10 +373,19 @@ class HowLowState(base.State):
                 self._restock()
                 stock = self.stock
             held = self.hands[seat]
-            action = THROWN[index](held)
-            hand = [*KEEP[index](held), *stock[-count:]]
-            del stock[-count:]
-            hand.sort()
+            pop = stock.pop  # (the top of the stock is its end; the order drawn is sorted away)
+            if count == 1:  # indices 1-5: the card at position index - 1
+                action = SINGLE[held[index - 1]]
+                hand = held[:]
+                del hand[index - 1]
+                insort(hand, pop())
+            else:
+                action = THROWN[index](held)
+                if count == 2:
+                    hand = [*KEEP[index](held), pop(), pop()]
+                else:
+                    hand = [*KEEP[index](held), pop(), pop(), pop()]
+                hand.sort()
             self.hands[seat] = hand
             self.pile += action
         else:
