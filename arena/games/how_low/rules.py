@@ -306,16 +306,7 @@ class HowLowState(base.State):
             legal = self._legal = []
             return legal
         hand = self.hands[seat]
-        if self._cap == MAX_DISCARD:
-            legal = discards_of_five(hand)
-            a, b, c, d, e = hand
-            if a == b or b == c or c == d or d == e:
-                legal = list(dict.fromkeys(legal))  # equal cards give equal sets (HL-19)
-            else:
-                self._std = True
-        else:
-            legal = list(dict.fromkeys(discards_up_to(hand, self._cap)))
-        if (
+        redraw = (
             self._whalen
             and self.round == 1
             and not self.redrawn[seat]
@@ -327,7 +318,23 @@ class HowLowState(base.State):
                 or IS_KING[hand[3]]
                 or IS_KING[hand[4]]
             )
-        ):
+        )
+        if self._cap == MAX_DISCARD:
+            a, b, c, d, e = hand
+            if a == b or b == c or c == d or d == e:
+                # equal cards give equal sets (HL-19)
+                legal = list(dict.fromkeys(discards_of_five(hand)))
+            else:
+                self._std = True
+                if not redraw:  # two packs, no equal cards: the 26, listed if read
+                    legal = self._legal = _new_discards(_Discards)
+                    legal.hand = hand
+                    legal._items = None
+                    return legal
+                legal = discards_of_five(hand)
+        else:
+            legal = list(dict.fromkeys(discards_up_to(hand, self._cap)))
+        if redraw:
             legal.append(REDRAW)  # (after the 26: the standard indices still hold)
         self._legal = legal
         return legal
