@@ -16,18 +16,21 @@ Random events, all through ``Chance`` (each has its own key, so a replay can fee
 * ``deal-N/restock-K``          — the K-th reshuffle of the discard pile in deal N (HL-8): the pile
   is sorted, then shuffled, and the result (top first) goes under the remaining stock.
 
-Speed (the hot path of every playout): every hand is a sorted list of cards, so with one pack the
-legal actions are always the 26 standard discards of a five-card hand in one fixed order (singles
-and pairs from shared tables, triples built), made once per decision and cached. A standard
-discard is then played by its index: ``tables.KEEP[index]`` picks the cards kept, ``COUNT[index]``
-cards are drawn (no search of the hand for the cards thrown); two-pack hands with equal
-cards (de-duplicated, HL-19), a cap below three (HL-8) and the ``whalen`` redraw take the general
-path. Hands are replaced, never changed in place, and the public ``(seat, count)`` entries come
-from a table. ``apply_action`` repeats ``State.apply_action``'s checks inline (same errors, same
-messages). ``clone`` is written out field by field. Observations share the public tuples that
-change only at a showdown (chips, active, the last showdown) or a redraw (shown) instead of copying
-them each time. The showdown's payments are ``showdown.settle``; ``determinize.determinize`` builds
-a state from an observation.
+Speed (the hot path of every playout): every hand is a sorted list of cards (ints), so a hand with
+no two equal cards always has the 26 standard discards, in one fixed order. ``legal_actions()``
+then returns them as a ``legal.StandardDiscards``: its length is known without listing them, and
+the list (``discards_of_five``) is made only if something reads it (an observation, ``in``,
+iteration). ``apply_legal(index)`` plays a standard discard from the tables by its index, whether
+or not they were listed: ``tables.KEEP[index]`` picks the cards kept, ``COUNT[index]`` cards are
+popped off the stock, ``THROWN[index]`` (a single: ``SINGLE``) is the action recorded — so a random
+playout, a search bot's playout and ``arena export``'s replay (``apply_stored``, the same method)
+never make the 26 tuples. Equal cards (two packs: de-duplicated, HL-19), a cap below three (HL-8)
+and the ``whalen`` redraw take the general path with plain lists. Hands are replaced, never changed
+in place, and the public ``(seat, count)`` entries come from a table. ``apply_action`` repeats
+``State.apply_action``'s checks inline (same errors, same messages). ``clone`` is written out field
+by field. Observations share the public tuples that change only at a showdown (chips, active, the
+last showdown) or a redraw (shown) instead of copying them each time. The showdown's payments are
+``showdown.settle``; ``determinize.determinize`` builds a state from an observation.
 """
 
 from __future__ import annotations
@@ -192,9 +195,10 @@ class HowLowState(base.State):
 
     ``hands`` (per seat, a sorted list of cards; one shared empty list for the seats out),
     ``stock`` (top last) and ``pile`` are plain lists; ``_legal`` caches the legal actions of the
-    decision, ``_std`` says they are the 26 standard discards in their standard order (so that an
-    index says which hand positions go: ``tables.KEEP``), ``_fast`` that every decision of this
-    deal lists them (one pack, no variant, the HL-8 cap at 3).
+    decision (a lazy ``StandardDiscards`` or a plain list), ``_std`` says they are the 26 standard
+    discards in their standard order (so that an index says which hand positions go:
+    ``tables.KEEP``), ``_fast`` that every decision of this deal has them (one pack, no variant,
+    the HL-8 cap at 3), so that ``apply_legal`` need not ask.
     """
 
     __slots__ = _STATE_FIELDS
