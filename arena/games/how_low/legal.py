@@ -34,7 +34,10 @@ class StandardDiscards:
 
     def as_list(self) -> list:
         """A new plain list of the discards (the observation's ``legal_actions``)."""
-        return self._list()[:]
+        items = self._items
+        if items is None:
+            items = self._items = discards_of_five(self.hand)
+        return items[:]
 
     copy = as_list
 

@@ -583,7 +583,11 @@ class HowLowState(base.State):
         if seat == self._cur:
             legal = self._legal
             if legal is None:
-                legal = self.legal_actions()
+                if self._fast and seat >= 0:  # (listed now anyway: no lazy sequence first)
+                    legal = self._legal = discards_of_five(self.hands[seat])
+                    self._std = True
+                else:
+                    legal = self.legal_actions()
             obs.legal_actions = legal[:] if type(legal) is list else legal.as_list()
         else:
             obs.legal_actions = []
