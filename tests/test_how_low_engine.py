@@ -82,3 +82,35 @@ def test_shuffle_leaves_another_generator_its_own_shuffle():
     cards = list(range(10))
     shuffle(Reversing(1), cards)
     assert cards == list(range(9, -1, -1))
+
+
+@settings(max_examples=10, deadline=None, database=None)
+@given(seed=st.integers(min_value=0, max_value=2**32 - 1), players=st.sampled_from([2, 4, 6]))
+def test_legal_actions_read_as_the_list_of_discards_in_every_way_a_bot_reads_a_list(seed, players):
+    """``legal_actions()`` may be a lazily listed sequence (one pack): every reading of it — length,
+    index, slice, iteration, ``in``, ``index``, ``==``, ``+``, ``copy`` — gives what the plain
+    list ``discards_of_five`` / the observation gives, and playing an index plays that action."""
+    import copy
+    import json
+
+    game = HowLowCanYouGo(players=players, max_deals=2)
+    state = game.new_state(seed)
+    rng = random.Random(seed)
+    while not state.is_terminal():
+        seat = state.current_player()
+        legal = state.legal_actions()
+        listed = state.observation(seat).legal_actions
+        assert type(listed) is list
+        assert len(legal) == len(listed) and bool(legal)
+        assert legal == listed and listed == legal and not (legal != listed)
+        assert list(legal) == listed and legal[:] == listed and legal[-1] == listed[-1]
+        assert copy.copy(legal) == listed and json.dumps(legal + []) == json.dumps(listed)
+        index = rng.randrange(len(legal))
+        action = listed[index]
+        assert action in legal and legal.index(action) == listed.index(action)
+        assert legal[index] == action and legal.count(action) == listed.count(action)
+        probe = state.clone()
+        probe.apply_action(action)
+        state.apply_legal(index)
+        assert state.history[-1] == (seat, action)
+        assert probe.hands == state.hands and probe.discards == state.discards

@@ -16,23 +16,27 @@ Random events, all through ``Chance`` (each has its own key, so a replay can fee
 * ``deal-N/restock-K``          — the K-th reshuffle of the discard pile in deal N (HL-8): the pile
   is sorted, then shuffled, and the result (top first) goes under the remaining stock.
 
-Speed (the hot path of every playout): every hand is a sorted list of cards, so with one pack the
-legal actions are always the 26 standard discards of a five-card hand in one fixed order (singles
-and pairs from shared tables, triples built), made once per decision and cached. A standard
-discard is then played by its index: ``tables.KEEP[index]`` picks the cards kept, ``COUNT[index]``
-cards are drawn (no search of the hand for the cards thrown); two-pack hands with equal
-cards (de-duplicated, HL-19), a cap below three (HL-8) and the ``whalen`` redraw take the general
-path. Hands are replaced, never changed in place, and the public ``(seat, count)`` entries come
-from a table. ``apply_action`` repeats ``State.apply_action``'s checks inline (same errors, same
-messages). ``clone`` is written out field by field. Observations share the public tuples that
-change only at a showdown (chips, active, the last showdown) or a redraw (shown) instead of copying
-them each time. The showdown's payments are ``showdown.settle``; ``determinize.determinize`` builds
-a state from an observation.
+Speed (the hot path of every playout): every hand is a sorted list of cards (ints), so a hand with
+no two equal cards always has the 26 standard discards, in one fixed order. ``legal_actions()``
+then returns them as a ``legal.StandardDiscards``: its length is known without listing them, and
+the list (``discards_of_five``) is made only if something reads it (an observation, ``in``,
+iteration). ``apply_legal(index)`` plays a standard discard from the tables by its index, whether
+or not they were listed: ``tables.KEEP[index]`` picks the cards kept, ``COUNT[index]`` cards are
+popped off the stock, ``THROWN[index]`` (a single: ``SINGLE``) is the action recorded — so a random
+playout, a search bot's playout and ``arena export``'s replay (``apply_stored``, the same method)
+never make the 26 tuples. Equal cards (two packs: de-duplicated, HL-19), a cap below three (HL-8)
+and the ``whalen`` redraw take the general path with plain lists. Hands are replaced, never changed
+in place, and the public ``(seat, count)`` entries come from a table. ``apply_action`` repeats
+``State.apply_action``'s checks inline (same errors, same messages). ``clone`` is written out field
+by field. Observations share the public tuples that change only at a showdown (chips, active, the
+last showdown) or a redraw (shown) instead of copying them each time. The showdown's payments are
+``showdown.settle``; ``determinize.determinize`` builds a state from an observation.
 """
 
 from __future__ import annotations
 
 import random
+from bisect import insort
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -52,6 +56,7 @@ from arena.games.how_low.determinize import determinize
 from arena.games.how_low.drawing import table_drawing
 from arena.games.how_low.encoding import HowLowEncoding
 from arena.games.how_low.hands import HAND_SIZE, REDRAW, ROUNDS, VALUE
+from arena.games.how_low.legal import StandardDiscards as _Discards
 from arena.games.how_low.showdown import bank_prize, settle
 from arena.games.how_low.tables import COUNT, ENTRY, KEEP, STANDARD, THROWN
 from arena.games.how_low.view import RULES, HowLowNarrator, prompt_line, table_lines
@@ -190,9 +195,10 @@ class HowLowState(base.State):
 
     ``hands`` (per seat, a sorted list of cards; one shared empty list for the seats out),
     ``stock`` (top last) and ``pile`` are plain lists; ``_legal`` caches the legal actions of the
-    decision, ``_std`` says they are the 26 standard discards in their standard order (so that an
-    index says which hand positions go: ``tables.KEEP``), ``_fast`` that every decision of this
-    deal lists them (one pack, no variant, the HL-8 cap at 3).
+    decision (a lazy ``StandardDiscards`` or a plain list), ``_std`` says they are the 26 standard
+    discards in their standard order (so that an index says which hand positions go:
+    ``tables.KEEP``), ``_fast`` that every decision of this deal has them (one pack, no variant,
+    the HL-8 cap at 3), so that ``apply_legal`` need not ask.
     """
 
     __slots__ = _STATE_FIELDS
@@ -288,18 +294,10 @@ class HowLowState(base.State):
             return legal
         seat = self._cur
         if self._fast and seat >= 0:
-            a, b, c, d, e = self.hands[seat]
-            single = SINGLE
-            pa = PAIR[a]
-            pb = PAIR[b]
-            pc = PAIR[c]
-            # discards_of_five, written out here: this is the hot spot of every playout
-            legal = self._legal = [
-                (), single[a], single[b], single[c], single[d], single[e],
-                pa[b], pa[c], pa[d], pa[e], pb[c], pb[d], pb[e], pc[d], pc[e], PAIR[d][e],
-                (a, b, c), (a, b, d), (a, b, e), (a, c, d), (a, c, e), (a, d, e),
-                (b, c, d), (b, c, e), (b, d, e), (c, d, e),
-            ]  # fmt: skip
+            # The 26 standard discards, listed only if read: a playout needs just their number.
+            legal = self._legal = _new_discards(_Discards)
+            legal.hand = self.hands[seat]
+            legal._items = None
             self._std = True
             return legal
         return self._other_legal_actions(seat)
@@ -312,16 +310,7 @@ class HowLowState(base.State):
             legal = self._legal = []
             return legal
         hand = self.hands[seat]
-        if self._cap == MAX_DISCARD:
-            legal = discards_of_five(hand)
-            a, b, c, d, e = hand
-            if a == b or b == c or c == d or d == e:
-                legal = list(dict.fromkeys(legal))  # equal cards give equal sets (HL-19)
-            else:
-                self._std = True
-        else:
-            legal = list(dict.fromkeys(discards_up_to(hand, self._cap)))
-        if (
+        redraw = (
             self._whalen
             and self.round == 1
             and not self.redrawn[seat]
@@ -333,7 +322,23 @@ class HowLowState(base.State):
                 or IS_KING[hand[3]]
                 or IS_KING[hand[4]]
             )
-        ):
+        )
+        if self._cap == MAX_DISCARD:
+            a, b, c, d, e = hand
+            if a == b or b == c or c == d or d == e:
+                # equal cards give equal sets (HL-19)
+                legal = list(dict.fromkeys(discards_of_five(hand)))
+            else:
+                self._std = True
+                if not redraw:  # two packs, no equal cards: the 26, listed if read
+                    legal = self._legal = _new_discards(_Discards)
+                    legal.hand = hand
+                    legal._items = None
+                    return legal
+                legal = discards_of_five(hand)
+        else:
+            legal = list(dict.fromkeys(discards_up_to(hand, self._cap)))
+        if redraw:
             legal.append(REDRAW)  # (after the 26: the standard indices still hold)
         self._legal = legal
         return legal
@@ -358,33 +363,46 @@ class HowLowState(base.State):
         self.apply_legal(index)
 
     def apply_legal(self, index: int) -> None:
-        """Play ``legal_actions()[index]`` (``State.apply_legal`` without its repeated calls)."""
-        legal = self._legal
-        if legal is None:
-            legal = self.legal_actions()
-        action = legal[index]
+        """Play ``legal_actions()[index]`` (``State.apply_legal`` without its repeated calls). A
+        standard discard is played from the tables by its index, without listing the others:
+        the hand positions ``KEEP[index]`` stay, ``COUNT[index]`` cards are drawn (HL-7)."""
         seat = self._cur
-        self.history.append((seat, action))
-        if not action:
-            self.discards.append(ENTRY[seat][0])
-        elif self._std and index < STANDARD:
-            # A standard discard: keep the hand positions the index says, draw as many cards.
-            count = COUNT[index]
+        if self._legal is not None:
+            std = self._std
+        elif self._fast and seat >= 0:
+            std = True  # (the standard discards, as legal_actions() would say: not made)
+        else:
+            self.legal_actions()
+            std = self._std
+        if not (std and 0 <= index < STANDARD):
+            self._apply_listed(self.legal_actions(), index)
+            return
+        count = COUNT[index]
+        if count:
             stock = self.stock
             if len(stock) < count:  # (before anything changes: a broken record stops here)
                 self._restock()
                 stock = self.stock
-            hand = [*KEEP[index](self.hands[seat]), *stock[-count:]]
-            del stock[-count:]
-            hand.sort()
+            held = self.hands[seat]
+            pop = stock.pop  # (the top of the stock is its end; the order drawn is sorted away)
+            if count == 1:  # indices 1-5: the card at position index - 1
+                action = SINGLE[held[index - 1]]
+                hand = held[:]
+                del hand[index - 1]
+                insort(hand, pop())
+            else:
+                action = THROWN[index](held)
+                if count == 2:
+                    hand = [*KEEP[index](held), pop(), pop()]
+                else:
+                    hand = [*KEEP[index](held), pop(), pop(), pop()]
+                hand.sort()
             self.hands[seat] = hand
             self.pile += action
-            self.discards.append(ENTRY[seat][count])
         else:
-            self._apply_other(seat, action)
-            if action is REDRAW:  # the same player acts again
-                self._legal = None
-                return
+            action = ()
+        self.history.append((seat, action))
+        self.discards.append(ENTRY[seat][count])
         self._legal = None
         pos = self.pos + 1
         if pos == self._k:
@@ -396,34 +414,31 @@ class HowLowState(base.State):
         self.pos = pos
         self._cur = self.order[pos]
 
-    def apply_stored(self, index: int) -> None:
-        """``apply_legal(index)`` for a replay of stored indices (``arena export``): with the
-        26 standard discards, the one thrown is read from the hand by ``index`` (``THROWN``)
-        instead of listing them all first; any other case is ``apply_legal``."""
-        if self._legal is not None or not self._fast or not 0 <= index < STANDARD:
-            self.apply_legal(index)
-            return
+    # (``arena export``'s replay: a standard discard is played without making the legal actions)
+    apply_stored = apply_legal
+
+    def _apply_listed(self, legal, index: int) -> None:
+        """``apply_legal`` of an action read from the list: not one of the standard discards at
+        its standard index (two packs with equal cards, a cap below three, the redraw), or a
+        negative index."""
+        if index < 0 and self._std:
+            index += len(legal)
+            if 0 <= index < STANDARD:
+                self.apply_legal(index)
+                return
+        action = legal[index]
         seat = self._cur
-        if seat < 0:
-            self.apply_legal(index)  # the game is over: no action at all
-            return
-        count = COUNT[index]
-        if count:
-            stock = self.stock
-            if len(stock) < count:
-                self._restock()
-                stock = self.stock
-            held = self.hands[seat]
-            action = THROWN[index](held)
-            hand = [*KEEP[index](held), *stock[-count:]]
-            del stock[-count:]
-            hand.sort()
-            self.hands[seat] = hand
-            self.pile += action
-        else:
-            action = ()
         self.history.append((seat, action))
-        self.discards.append(ENTRY[seat][count])
+        self._legal = None
+        if not action:
+            self.discards.append(ENTRY[seat][0])  # a stand
+        else:
+            self._apply_other(seat, action)
+            if action is REDRAW:  # the same player acts again
+                return
+        self._next_turn()
+
+    def _next_turn(self) -> None:
         pos = self.pos + 1
         if pos == self._k:
             if self.round == ROUNDS:
@@ -567,7 +582,13 @@ class HowLowState(base.State):
         obs.seat = seat
         if seat == self._cur:
             legal = self._legal
-            obs.legal_actions = legal[:] if legal is not None else self.legal_actions()[:]
+            if legal is None:
+                if self._fast and seat >= 0:  # (listed now anyway: no lazy sequence first)
+                    legal = self._legal = discards_of_five(self.hands[seat])
+                    self._std = True
+                else:
+                    legal = self.legal_actions()
+            obs.legal_actions = legal[:] if type(legal) is list else legal.as_list()
         else:
             obs.legal_actions = []
         obs.hand = tuple(self.hands[seat])
@@ -666,6 +687,7 @@ class HowLowState(base.State):
 
 
 _new_observation = object.__new__
+_new_discards = object.__new__
 _new_state = object.__new__
 _as_card_tuple = as_discard
 

@@ -26,7 +26,7 @@ ENTRY: tuple[tuple[tuple[int, int], ...], ...] = tuple(
     tuple((seat, count) for count in range(HAND_SIZE + 1)) for seat in range(10)
 )
 # THROWN[i](hand) is the sorted tuple of the cards discard ``i`` throws (the one legal action
-# ``i`` of a sorted hand), made without listing the other 25 (``HowLowState.apply_stored``).
+# ``i`` of a sorted hand), made without listing the other 25 (``HowLowState.apply_legal``).
 THROWN: tuple = tuple(
     itemgetter(*p) if len(p) > 1 else (lambda hand, i=p[0]: (hand[i],)) if p else (lambda hand: ())
     for p in POSITIONS
