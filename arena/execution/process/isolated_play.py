@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 from arena.bot import seat_seed
 from arena.execution.context import PlayContext, ScheduledGame
 from arena.execution.process.bot_process import ENDING_SECONDS, BotProcess, IsolationError
-from arena.execution.process.program_channel import open_bot
+from arena.execution.process.program_channel import is_program, open_bot
 from arena.execution.process.sandbox import no_memory_access
 from arena.execution.process.wire import (
     FAULT,
@@ -159,6 +159,8 @@ class IsolatedPlayer:
         self.known = known_objects(context.games.values())
         # Every process learns the same known objects first: one encoder pickles for them all.
         self.piece = CommandEncoder(self.known).piece
+        # A program's channel, in this worker, takes the commands as they are.
+        self.programs = {name for name in context.registry.bots if is_program(context, name)}
         no_memory_access()  # this worker holds every seat's cards: no bot process may read them
         # When the worker ends, its bot processes end, and with them whatever the bots started
         # (the bot processes themselves would die with the worker anyway, their children not).
@@ -273,13 +275,13 @@ class IsolatedPlayer:
     def _next_commands(self, run: _Run, batches: dict) -> None:
         """Add the game's next commands to ``batches``: bot name -> (what each command is for,
         the commands, each pickled at once: ``CommandEncoder.piece``)."""
-        piece = self.piece
         table = run.table
         names = run.item.seats
         if run.phase == "play":
             seat = next(table.turns, None)  # (``Table.advance``, without its call)
             if seat is not None:
                 name = names[seat]
+                piece = _as_is if name in self.programs else self.piece
                 batch = batches.get(name)
                 if batch is None:
                     batch = batches[name] = ([], [])
@@ -305,8 +307,10 @@ class IsolatedPlayer:
                 if not table.ends(seat):
                     self._drop(run, seat)
                     continue
-                expected, commands = batches.setdefault(names[seat], ([], []))
+                name = names[seat]
+                expected, commands = batches.setdefault(name, ([], []))
                 expected.append((run, "end", seat, run.attempt))
+                piece = _as_is if name in self.programs else self.piece
                 commands.append(piece(("end", run.first_key + seat, result)))
                 run.waiting += 1
         if run.phase == "end" and not run.waiting:
@@ -347,7 +351,8 @@ class IsolatedPlayer:
             # since, by a failure found while sending to another process.
             process.expected.extend(expected)
             process.sent += len(commands)
-            if not process.send_message(batch_message(commands), now + self.limit):
+            message = commands if name in self.programs else batch_message(commands)
+            if not process.send_message(message, now + self.limit):
                 self._stopped(name, process)
 
     def _collect(self) -> None:
@@ -550,3 +555,7 @@ class IsolatedPlayer:
             process.expected.append((run, "drop", seat, -1))
             process.sent += 1
             process.send([("drop", run.first_key + seat)], now + self.limit)
+
+
+def _as_is(command):
+    return command

@@ -24,10 +24,15 @@ from arena.execution.process.wire import FAULT, MAX_DESCRIPTION
 from arena.referee.faults import ProgramFault, describe
 
 
+def is_program(context: PlayContext, name: str) -> bool:
+    """Whether the bot is a program (a manifest's): its commands go to it as objects, not pickled."""
+    origin = context.registry.bots[name].origin
+    return origin is not None and origin[0] == "manifest"
+
+
 def open_bot(context: PlayContext, name: str, known: list):
     """The worker's handle on a bot's own process: a program's channel, else a ``BotProcess``."""
-    origin = context.registry.bots[name].origin
-    if origin is not None and origin[0] == "manifest":
+    if is_program(context, name):
         return ProgramChannel(context, name)
     return BotProcess(context, name, known)
 
@@ -72,6 +77,9 @@ class ProgramChannel:
         self.answered_batches.append(answers)
         os.write(self._wake, b"\0")
         return True
+
+    # The worker's batches for a program are its commands themselves, not a pickled message.
+    send_message = send
 
     def _broken(self, owed: int, exc: Exception) -> tuple[list, list, dict]:
         """The answers of a batch the host failed on: the commands it did not answer fault,
