@@ -19,8 +19,15 @@ def export(
         str | None, typer.Option("--bot", "-b", help="Only games this bot played.")
     ] = None,
     jobs: Annotated[
-        int, typer.Option("--jobs", "-j", help="Processes expanding the records.", min=1)
-    ] = 1,
+        int | None,
+        typer.Option(
+            "--jobs",
+            "-j",
+            help="Processes expanding the records [default: one a core].",
+            min=1,
+            show_default=False,
+        ),
+    ] = None,
     keep: Annotated[
         bool,
         typer.Option(
@@ -34,7 +41,7 @@ def export(
     """Write every stored game as one JSON line (the record `arena replay ID --format json`
     prints), oldest first, for offline analysis and learning from logged games."""
     from arena.store.database import StoreError
-    from arena.views.export import ExportCounts, export_lines
+    from arena.views.export import ExportCounts, Selection, export_blocks, usable_cores
 
     path = db_path(db)
     store = open_store(path, create=False)
@@ -45,12 +52,13 @@ def export(
             store.close()
             raise fail(f"unknown game {game!r} (`arena games` lists them)")
     counts = ExportCounts()
-    out = sys.stdout
+    jobs = jobs or usable_cores()
+    select = Selection(game, run, bot)
+    out = sys.stdout.buffer
     try:
-        stored = store.iter_games(game, run, bot)
-        for line in export_lines(stored, classes, counts, jobs, store=store, keep=keep):
-            out.write(line)
-            out.write("\n")
+        for block in export_blocks(store, classes, counts, select, jobs, keep):
+            out.write(block)
+        out.flush()
     except StoreError as exc:
         raise fail(str(exc)) from None
     except BrokenPipeError:  # `arena export | head`: the reader has all it wants

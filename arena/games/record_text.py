@@ -19,6 +19,19 @@ from arena.games.base import RECORD_FORMAT, Game, State, to_plain
 from arena.games.record import decision_ms
 
 _CARD_TEXT: tuple[str, ...] = tuple(f'"{name}"' for name in ASCII_NAMES)
+# A card order's text is ``"XY", `` a card: made with C-level byte slices (``_order``).
+assert all(len(name) == 2 and name.isascii() for name in ASCII_NAMES)
+_RANK_BYTES = bytes.maketrans(bytes(range(len(ASCII_NAMES))), "".join(ASCII_NAMES)[::2].encode())
+_SUIT_BYTES = bytes.maketrans(bytes(range(len(ASCII_NAMES))), "".join(ASCII_NAMES)[1::2].encode())
+
+
+def _order(cards) -> str:
+    """``json.dumps([card.ascii for card in cards])``: ``cards`` are ``Card``s."""
+    raw = bytes(cards)
+    out = bytearray(b'"XY", ' * len(raw))
+    out[1::6] = raw.translate(_RANK_BYTES)
+    out[2::6] = raw.translate(_SUIT_BYTES)
+    return f"[{out[:-2].decode()}]"
 
 
 def _dumps(value) -> str:
@@ -55,43 +68,38 @@ class RecordText:
             kind = type(value)
             # (a tuple is a card order, as Chance.shuffled logs one: its first card tells)
             if kind is tuple and value and type(value[0]) is Card:
-                parts.append(f"{head}[{', '.join([_CARD_TEXT[c] for c in value])}]}}")
+                parts.append(f"{head}{_order(value)}}}")
             elif kind is int:
                 parts.append(f"{head}{value}}}")
             else:
                 parts.append(f"{head}{_dumps(to_plain(value))}}}")
         return f"[{', '.join(parts)}]"
 
-    def _tables(self, game: Game) -> tuple[list[list[str]], list[str], dict]:
-        """Per seat the texts of playing each card (by the card's number) and the start of any
-        other action, ``'[seat, '``; and the texts of the other actions (one game's are of one
-        shape: a Twenty Down trump is a Suit, which can equal a card's number)."""
+    def _tables(self, game: Game) -> tuple[list[list[str]], list[dict]]:
+        """Per seat the texts of playing each card (by the card's number) and of the other
+        actions played so far (one game's are of one shape: a Twenty Down trump is a Suit,
+        which can equal a card's number)."""
         tables = self._action_tables.get(game.name)
         if tables is None:
-            tables = self._action_tables[game.name] = ([], [], {})
-        cards, seats, _ = tables
+            tables = self._action_tables[game.name] = ([], [])
+        cards, others = tables
         while len(cards) < game.players:
-            seats.append(f"[{len(cards)}, ")
-            cards.append([f"{seats[-1]}{text}]" for text in _CARD_TEXT])
+            cards.append([f"[{len(cards)}, {text}]" for text in _CARD_TEXT])
+            others.append({})
         return tables
 
     def _actions(self, history: list, game: Game) -> str:
-        cards, seats, known = self._tables(game)
-
-        def other(seat: int, action) -> str:
+        cards, others = self._tables(game)
+        parts = []
+        append = parts.append
+        for s, a in history:
+            if type(a) is Card:
+                append(cards[s][a])
+                continue
             try:
-                text = known.get(action)
-            except TypeError:  # an unhashable action: dumped every time
-                return _dumps([seat, to_plain(action)])
-            if text is None:
-                if type(action) is tuple and all(type(c) is Card for c in action):
-                    text = f"[{', '.join([_CARD_TEXT[c] for c in action])}]"
-                else:
-                    text = _dumps(to_plain(action))
-                known[action] = text
-            return f"{seats[seat]}{text}]"
-
-        parts = [cards[s][a] if type(a) is Card else other(s, a) for s, a in history]
+                append(others[s][a])
+            except (KeyError, TypeError):
+                append(_other_text(s, a, others[s]))
         return f"[{', '.join(parts)}]"
 
     def _bots_text(self, bots) -> str:
@@ -127,6 +135,20 @@ class RecordText:
             parts += ', "time_bank": ', _dumps(header["time_bank"])
         parts.append("}")
         return "".join(parts)
+
+
+def _other_text(seat: int, action, known: dict) -> str:
+    """``json.dumps([seat, action])`` of an action not a card, kept in ``known`` (the seat's)."""
+    try:
+        hash(action)
+    except TypeError:  # an unhashable action: dumped every time
+        return _dumps([seat, to_plain(action)])
+    if type(action) is tuple and all(type(c) is Card for c in action):
+        text = _order(action)
+    else:
+        text = _dumps(to_plain(action))
+    text = known[action] = f"[{seat}, {text}]"
+    return text
 
 
 class _TimeTexts(dict):
