@@ -45,9 +45,9 @@ def export(
 
     path = db_path(db)
     store = open_store(path, create=False)
-    classes, aliases = game_classes()
+    classes = _GameClasses()
     if game is not None:
-        game = aliases.get(game, game)
+        game = classes.canonical(game)
         if game not in classes:
             store.close()
             raise fail(f"unknown game {game!r} (`arena games` lists them)")
@@ -76,3 +76,34 @@ def export(
             f"{counts.damaged} damaged record(s) skipped; first: {counts.first_damage}", err=True
         )
         raise typer.Exit(1)
+
+
+class _GameClasses(dict):
+    """Game classes by name: the bundled games at once, the plugins' (found by loading every
+    bot, a good part of a second) only when a record or ``--game`` names another."""
+
+    def __init__(self) -> None:
+        from arena.games import HowLowCanYouGo, TwentyDown
+
+        bundled = (TwentyDown, HowLowCanYouGo)
+        super().__init__((cls.name, cls) for cls in bundled)
+        self.aliases = {alias: cls.name for cls in bundled for alias in cls.aliases}
+        self._loaded = False
+
+    def _load(self) -> None:
+        if not self._loaded:
+            self._loaded = True
+            classes, aliases = game_classes()
+            self.update(classes)
+            self.aliases.update(aliases)
+
+    def canonical(self, name: str) -> str:
+        if name not in self and name not in self.aliases:
+            self._load()
+        return self.aliases.get(name, name)
+
+    def __missing__(self, name: str):
+        self._load()
+        if name in self.keys():
+            return dict.__getitem__(self, name)
+        raise KeyError(name)

@@ -57,6 +57,7 @@ class ArenaAECEnv(AECEnv):
         self._masks: dict[tuple, bytes] = {}  # long lists of legal numbers -> their mask
         self._float32, self._int8 = np.dtype(np.float32), np.dtype(np.int8)
         self._acting = None  # the seat to act; None when the game is over
+        self._turn = None  # its legal numbers, once asked for
         self._rewarded = False
 
     def agent_iter(self, max_iter: int = 2**63):
@@ -115,10 +116,22 @@ class ArenaAECEnv(AECEnv):
                     mask[i] = 1
         else:
             mask = bytearray(self._no_actions)
+        # fresh arrays each time: what a user keeps never changes under them
         return {
             "observation": np.frombuffer(vector, self._float32),
             "action_mask": np.frombuffer(mask, self._int8),
         }
+
+    def last(self, observe: bool = True):
+        """``AECEnv.last``, without its extra call and assertion."""
+        agent = self.agent_selection
+        return (
+            self.observe(agent) if observe else None,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
 
     def step(self, action) -> None:
         agent = self.agent_selection

@@ -75,31 +75,36 @@ class RecordText:
                 parts.append(f"{head}{_dumps(to_plain(value))}}}")
         return f"[{', '.join(parts)}]"
 
-    def _tables(self, game: Game) -> tuple[list[list[str]], list[dict]]:
-        """Per seat the texts of playing each card (by the card's number) and of the other
-        actions played so far (one game's are of one shape: a Twenty Down trump is a Suit,
-        which can equal a card's number)."""
+    def _tables(self, game: Game) -> tuple[list[list[str]], list[str], dict]:
+        """Per seat the texts of playing each card (by the card's number) and the start of any
+        other action, ``'[seat, '``; and the texts of the other actions (one game's are of one
+        shape: a Twenty Down trump is a Suit, which can equal a card's number)."""
         tables = self._action_tables.get(game.name)
         if tables is None:
-            tables = self._action_tables[game.name] = ([], [])
-        cards, others = tables
+            tables = self._action_tables[game.name] = ([], [], {})
+        cards, seats, _ = tables
         while len(cards) < game.players:
-            cards.append([f"[{len(cards)}, {text}]" for text in _CARD_TEXT])
-            others.append({})
+            seats.append(f"[{len(cards)}, ")
+            cards.append([f"{seats[-1]}{text}]" for text in _CARD_TEXT])
         return tables
 
     def _actions(self, history: list, game: Game) -> str:
-        cards, others = self._tables(game)
-        parts = []
-        append = parts.append
-        for s, a in history:
-            if type(a) is Card:
-                append(cards[s][a])
-                continue
+        cards, seats, known = self._tables(game)
+
+        def other(seat: int, action) -> str:
             try:
-                append(others[s][a])
-            except (KeyError, TypeError):
-                append(_other_text(s, a, others[s]))
+                text = known.get(action)
+            except TypeError:  # an unhashable action: dumped every time
+                return _dumps([seat, to_plain(action)])
+            if text is None:
+                if type(action) is tuple and all(type(c) is Card for c in action):
+                    text = _order(action)
+                else:
+                    text = _dumps(to_plain(action))
+                known[action] = text
+            return f"{seats[seat]}{text}]"
+
+        parts = [cards[s][a] if type(a) is Card else other(s, a) for s, a in history]
         return f"[{', '.join(parts)}]"
 
     def _bots_text(self, bots) -> str:
@@ -135,20 +140,6 @@ class RecordText:
             parts += ', "time_bank": ', _dumps(header["time_bank"])
         parts.append("}")
         return "".join(parts)
-
-
-def _other_text(seat: int, action, known: dict) -> str:
-    """``json.dumps([seat, action])`` of an action not a card, kept in ``known`` (the seat's)."""
-    try:
-        hash(action)
-    except TypeError:  # an unhashable action: dumped every time
-        return _dumps([seat, to_plain(action)])
-    if type(action) is tuple and all(type(c) is Card for c in action):
-        text = _order(action)
-    else:
-        text = _dumps(to_plain(action))
-    text = known[action] = f"[{seat}, {text}]"
-    return text
 
 
 class _TimeTexts(dict):
