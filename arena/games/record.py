@@ -23,6 +23,7 @@ import zlib
 from collections import deque
 from collections.abc import Sequence
 from json.encoder import encode_basestring_ascii
+from operator import itemgetter
 
 from arena.cards import CARDS
 from arena.games.base import Chance, Game, RecordError, State
@@ -241,21 +242,26 @@ class _StoredChance(Chance):
 
     def shuffled(self, key, cards):
         n = len(cards)
-        chunk = self._cards[self._at : self._at + n]
-        if len(chunk) != n or max(chunk, default=0) >= len(CARDS):
+        at = self._at
+        chunk = self._cards[at : at + n]
+        if len(chunk) != n:
             raise RecordError(f"stored record: no card order for chance event {key!r}")
-        self._at += n
+        self._at = at + n
         if cards is self._pack[0]:  # every deal shuffles the game's one tuple of its pack
             expected = self._pack[1]
         else:
             expected = bytes(sorted(cards))
             if type(cards) is tuple:
                 self._pack = (cards, expected)
+        # (an order of the cards asked for: so every byte names a card)
         if bytes(sorted(chunk)) != expected:
             raise RecordError(f"stored record: chance event {key!r} is not an order of its cards")
-        order = [CARDS[b] for b in chunk]
-        self.log.append((key, tuple(order)))
-        return order
+        try:
+            order = itemgetter(*chunk)(CARDS) if n > 1 else tuple([CARDS[b] for b in chunk])
+        except IndexError:  # (cards that are not of CARDS)
+            raise RecordError(f"stored record: no card order for chance event {key!r}") from None
+        self.log.append((key, order))
+        return list(order)
 
     def randrange(self, key, n):
         if not self._numbers:
