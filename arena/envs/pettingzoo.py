@@ -55,7 +55,7 @@ class ArenaAECEnv(AECEnv):
         self._zeros = array("f", bytes(4 * size))
         self._no_actions = np.zeros(actions, np.int8)
         self._no_bytes = bytes(actions)
-        self._masks: dict[tuple, np.ndarray] = {}  # legal numbers -> their mask (``_mask_of``)
+        self._masks: dict[tuple, np.ndarray] = {}  # legal numbers -> their mask (``_new_mask``)
         self._float32 = np.dtype(np.float32)
         self._acting = None  # the seat to act; None when the game is over
         self._turn = None  # its legal numbers, once asked for
