@@ -43,9 +43,15 @@ def test_export_filters_by_game_run_and_bot(cli, stored):  # noqa: F811
     assert export(cli, stored, "--bot", "nobody") == []
 
 
-def test_export_in_several_processes_gives_the_same_lines(cli, stored):  # noqa: F811
-    one = ok(cli("export", "--db", stored["db"])).stdout
-    assert ok(cli("export", "--db", stored["db"], "-j", "2")).stdout == one
+def test_export_in_several_processes_gives_the_same_lines(cli, stored, monkeypatch):  # noqa: F811
+    """The processes read their chunks of games themselves; the lines come out in order, the
+    same bytes as in one process, by default (a process a core) and with -j."""
+    one = ok(cli("export", "--db", stored["db"], "-j", "1")).stdout
+    monkeypatch.setattr("arena.views.export._CHUNK", 2)  # many chunks, so several processes
+    assert ok(cli("export", "--db", stored["db"], "-j", "3")).stdout == one
+    assert ok(cli("export", "--db", stored["db"])).stdout == one
+    filtered = ok(cli("export", "--db", stored["db"], "-j", "2", "--bot", "oops")).stdout
+    assert filtered.splitlines() == [line for line in one.splitlines() if "oops" in line]
 
 
 def test_export_errors_are_one_line(cli, stored, tmp_path):  # noqa: F811
@@ -63,9 +69,15 @@ def test_export_errors_are_one_line(cli, stored, tmp_path):  # noqa: F811
     assert "1 damaged record(s) skipped" in result.stderr
 
 
-def test_kept_records_are_streamed_as_the_very_lines_a_plain_export_writes(cli, stored, tmp_path):  # noqa: F811
+def test_kept_records_are_streamed_as_the_very_lines_a_plain_export_writes(  # noqa: F811
+    cli,
+    stored,  # noqa: F811
+    tmp_path,
+    monkeypatch,
+):
     """--keep stores each record's JSON; later exports stream it (no engine) and write the same
     bytes, in one process or several."""
+    monkeypatch.setattr("arena.views.export._CHUNK", 3)
     db = tmp_path / "kept.db"
     db.write_bytes(stored["db"].read_bytes())
     plain = ok(cli("export", "--db", db)).stdout

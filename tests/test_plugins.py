@@ -621,6 +621,14 @@ def test_a_plugin_file_can_register_a_game_that_runs(cli, bots_dir, tmp_path):
     assert table.exit_code == 0, table.output
     assert "avg pips" in table.stdout  # the plugin game names its own score column
 
+    # arena export finds the plugin game only when asked for it (--game) or a record names it
+    env = {"ARENA_BOTS_DIR": str(bots_dir)}
+    for options in (["--game", "p3"], []):
+        exported = cli("export", "--db", db, "-j", 1, *options, env=env)
+        assert exported.exit_code == 0, exported.output
+        lines = [json.loads(line) for line in exported.stdout.splitlines()]
+        assert len(lines) == 8 and {line["game"] for line in lines} == {"pick-three"}
+
 
 def test_plugin_that_registers_a_bundled_game_name_again_is_a_load_error(bots_dir):
     (bots_dir / "zz_dup_game.py").write_text(

@@ -19,8 +19,15 @@ def export(
         str | None, typer.Option("--bot", "-b", help="Only games this bot played.")
     ] = None,
     jobs: Annotated[
-        int, typer.Option("--jobs", "-j", help="Processes expanding the records.", min=1)
-    ] = 1,
+        int | None,
+        typer.Option(
+            "--jobs",
+            "-j",
+            help="Processes expanding the records [default: one a core].",
+            min=1,
+            show_default=False,
+        ),
+    ] = None,
     keep: Annotated[
         bool,
         typer.Option(
@@ -34,23 +41,24 @@ def export(
     """Write every stored game as one JSON line (the record `arena replay ID --format json`
     prints), oldest first, for offline analysis and learning from logged games."""
     from arena.store.database import StoreError
-    from arena.views.export import ExportCounts, export_lines
+    from arena.views.export import ExportCounts, Selection, export_blocks, usable_cores
 
     path = db_path(db)
     store = open_store(path, create=False)
-    classes, aliases = game_classes()
+    classes = _GameClasses()
     if game is not None:
-        game = aliases.get(game, game)
+        game = classes.canonical(game)
         if game not in classes:
             store.close()
             raise fail(f"unknown game {game!r} (`arena games` lists them)")
     counts = ExportCounts()
-    out = sys.stdout
+    jobs = jobs or usable_cores()
+    select = Selection(game, run, bot)
+    out = sys.stdout.buffer
     try:
-        stored = store.iter_games(game, run, bot)
-        for line in export_lines(stored, classes, counts, jobs, store=store, keep=keep):
-            out.write(line)
-            out.write("\n")
+        for block in export_blocks(store, classes, counts, select, jobs, keep):
+            out.write(block)
+        out.flush()
     except StoreError as exc:
         raise fail(str(exc)) from None
     except BrokenPipeError:  # `arena export | head`: the reader has all it wants
@@ -68,3 +76,34 @@ def export(
             f"{counts.damaged} damaged record(s) skipped; first: {counts.first_damage}", err=True
         )
         raise typer.Exit(1)
+
+
+class _GameClasses(dict):
+    """Game classes by name: the bundled games at once, the plugins' (found by loading every
+    bot, a good part of a second) only when a record or ``--game`` names another."""
+
+    def __init__(self) -> None:
+        from arena.games import HowLowCanYouGo, TwentyDown
+
+        bundled = (TwentyDown, HowLowCanYouGo)
+        super().__init__((cls.name, cls) for cls in bundled)
+        self.aliases = {alias: cls.name for cls in bundled for alias in cls.aliases}
+        self._loaded = False
+
+    def _load(self) -> None:
+        if not self._loaded:
+            self._loaded = True
+            classes, aliases = game_classes()
+            self.update(classes)
+            self.aliases.update(aliases)
+
+    def canonical(self, name: str) -> str:
+        if name not in self and name not in self.aliases:
+            self._load()
+        return self.aliases.get(name, name)
+
+    def __missing__(self, name: str):
+        self._load()
+        if name in self.keys():
+            return dict.__getitem__(self, name)
+        raise KeyError(name)

@@ -50,13 +50,15 @@ class ArenaAECEnv(AECEnv):
         self.action_spaces = {agent: spaces.Discrete(actions) for agent in self.possible_agents}
         self._seeds = random.Random()
         self.state = None
-        # Zeros to copy: a fresh vector and mask per observation in a few C-level copies, filled
-        # item by item (numpy's per-call overhead costs more than the encoding itself).
+        # Zeros to copy: a fresh vector per observation in a C-level copy, filled item by item
+        # (numpy's per-item overhead costs more than the encoding itself).
         self._zeros = array("f", bytes(4 * size))
-        self._no_actions = bytes(actions)
-        self._masks: dict[tuple, bytes] = {}  # long lists of legal numbers -> their mask
-        self._float32, self._int8 = np.dtype(np.float32), np.dtype(np.int8)
+        self._no_actions = np.zeros(actions, np.int8)
+        self._no_bytes = bytes(actions)
+        self._masks: dict[tuple, np.ndarray] = {}  # legal numbers -> their mask (``_new_mask``)
+        self._float32 = np.dtype(np.float32)
         self._acting = None  # the seat to act; None when the game is over
+        self._turn = None  # its legal numbers, once asked for
         self._rewarded = False
 
     def agent_iter(self, max_iter: int = 2**63):
@@ -98,27 +100,36 @@ class ArenaAECEnv(AECEnv):
         vector = self._zeros[:]
         self.state.write_observation(self.encoding, seat, vector)
         if seat == self._acting:
-            legal = self._turn or self._legal()
-            if len(legal) > 8:  # (How Low's 26 exchanges: a copy of a mask made once)
-                key = tuple(legal)
-                made = self._masks.get(key)
-                if made is None:
-                    made = bytearray(self._no_actions)
-                    for i in legal:
-                        made[i] = 1
-                    if len(self._masks) < 4096:
-                        self._masks[key] = bytes(made)
-                mask = bytearray(made)
-            else:
-                mask = bytearray(self._no_actions)
-                for i in legal:
-                    mask[i] = 1
+            key = tuple(self._turn or self._legal())
+            kept = self._masks.get(key)
+            mask = kept.copy() if kept is not None else self._new_mask(key)
         else:
-            mask = bytearray(self._no_actions)
-        return {
-            "observation": np.frombuffer(vector, self._float32),
-            "action_mask": np.frombuffer(mask, self._int8),
-        }
+            mask = self._no_actions.copy()
+        # fresh arrays each time: what a user keeps never changes under them
+        return {"observation": np.frombuffer(vector, self._float32), "action_mask": mask}
+
+    def _new_mask(self, legal: tuple) -> np.ndarray:
+        """A new mask of these legal numbers, and a copy kept while there is room (numpy's copy
+        of a small array costs half of making one from a buffer; How Low's exchanges and Twenty
+        Down's single cards come back all the time, its sets of cards to follow suit less)."""
+        made = bytearray(self._no_bytes)
+        for i in legal:
+            made[i] = 1
+        mask = np.frombuffer(made, np.int8)
+        if len(self._masks) < 4096:
+            self._masks[legal] = mask.copy()
+        return mask
+
+    def last(self, observe: bool = True):
+        """``AECEnv.last``, without its extra call and assertion."""
+        agent = self.agent_selection
+        return (
+            self.observe(agent) if observe else None,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
 
     def step(self, action) -> None:
         agent = self.agent_selection

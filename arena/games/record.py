@@ -23,6 +23,7 @@ import zlib
 from collections import deque
 from collections.abc import Sequence
 from json.encoder import encode_basestring_ascii
+from operator import itemgetter
 
 from arena.cards import CARDS
 from arena.games.base import Chance, Game, RecordError, State
@@ -40,6 +41,7 @@ HALF_MAX = 65504.0  # the largest half-precision float: longer decisions are sto
 _LOW_MASK = bytes(b & 0xC0 for b in range(256))
 _LOW_MIDDLE = 0x20  # added back when reading: the middle of what the dropped bits stand for
 _WITH_MIDDLE = bytes(b | _LOW_MIDDLE for b in range(256))
+_NONZERO = bytes([0] + [0xFF] * 255)
 
 
 def _preset_dictionary() -> bytes:
@@ -164,13 +166,16 @@ def pack(
 
 
 def _times_v2(high: bytes, low: bytes) -> list[float]:
-    halves = bytearray(2 * len(high))
+    n = len(high)
+    # A zero stays zero (a tiny time has low bits: it keeps its middle). Most stored times are
+    # zeros, so the low bytes of the zeros are cleared at once: big ints as byte vectors, a
+    # byte of ``nonzero`` 0xFF where the time's high or low byte is not zero.
+    nonzero = (int.from_bytes(high) | int.from_bytes(low)).to_bytes(n).translate(_NONZERO)
+    halves = bytearray(2 * n)
     halves[1::2] = high
-    halves[0::2] = low.translate(_WITH_MIDDLE)
-    if 0 in high:  # a zero stays zero (a tiny time has low bits: it keeps its middle)
-        for i in [i for i, h in enumerate(high) if not h and not low[i]]:
-            halves[2 * i] = 0
-    return list(struct.unpack(f"<{len(high)}e", halves))
+    with_middle = int.from_bytes(low.translate(_WITH_MIDDLE)) & int.from_bytes(nonzero)
+    halves[0::2] = with_middle.to_bytes(n)
+    return list(struct.unpack(f"<{n}e", halves))
 
 
 def unpack(blob: bytes) -> tuple[dict, array.array, list[float]]:
@@ -237,21 +242,26 @@ class _StoredChance(Chance):
 
     def shuffled(self, key, cards):
         n = len(cards)
-        chunk = self._cards[self._at : self._at + n]
-        if len(chunk) != n or max(chunk, default=0) >= len(CARDS):
+        at = self._at
+        chunk = self._cards[at : at + n]
+        if len(chunk) != n:
             raise RecordError(f"stored record: no card order for chance event {key!r}")
-        self._at += n
+        self._at = at + n
         if cards is self._pack[0]:  # every deal shuffles the game's one tuple of its pack
             expected = self._pack[1]
         else:
             expected = bytes(sorted(cards))
             if type(cards) is tuple:
                 self._pack = (cards, expected)
+        # (an order of the cards asked for: so every byte names a card)
         if bytes(sorted(chunk)) != expected:
             raise RecordError(f"stored record: chance event {key!r} is not an order of its cards")
-        order = [CARDS[b] for b in chunk]
-        self.log.append((key, tuple(order)))
-        return order
+        try:
+            order = itemgetter(*chunk)(CARDS) if n > 1 else tuple([CARDS[b] for b in chunk])
+        except IndexError:  # (cards that are not of CARDS)
+            raise RecordError(f"stored record: no card order for chance event {key!r}") from None
+        self.log.append((key, order))
+        return list(order)
 
     def randrange(self, key, n):
         if not self._numbers:

@@ -19,6 +19,19 @@ from arena.games.base import RECORD_FORMAT, Game, State, to_plain
 from arena.games.record import decision_ms
 
 _CARD_TEXT: tuple[str, ...] = tuple(f'"{name}"' for name in ASCII_NAMES)
+# A card order's text is ``"XY", `` a card: made with C-level byte slices (``_order``).
+assert all(len(name) == 2 and name.isascii() for name in ASCII_NAMES)
+_RANK_BYTES = bytes.maketrans(bytes(range(len(ASCII_NAMES))), "".join(ASCII_NAMES)[::2].encode())
+_SUIT_BYTES = bytes.maketrans(bytes(range(len(ASCII_NAMES))), "".join(ASCII_NAMES)[1::2].encode())
+
+
+def _order(cards) -> str:
+    """``json.dumps([card.ascii for card in cards])``: ``cards`` are ``Card``s."""
+    raw = bytes(cards)
+    out = bytearray(b'"XY", ' * len(raw))
+    out[1::6] = raw.translate(_RANK_BYTES)
+    out[2::6] = raw.translate(_SUIT_BYTES)
+    return f"[{out[:-2].decode()}]"
 
 
 def _dumps(value) -> str:
@@ -55,7 +68,7 @@ class RecordText:
             kind = type(value)
             # (a tuple is a card order, as Chance.shuffled logs one: its first card tells)
             if kind is tuple and value and type(value[0]) is Card:
-                parts.append(f"{head}[{', '.join([_CARD_TEXT[c] for c in value])}]}}")
+                parts.append(f"{head}{_order(value)}}}")
             elif kind is int:
                 parts.append(f"{head}{value}}}")
             else:
@@ -85,7 +98,7 @@ class RecordText:
                 return _dumps([seat, to_plain(action)])
             if text is None:
                 if type(action) is tuple and all(type(c) is Card for c in action):
-                    text = f"[{', '.join([_CARD_TEXT[c] for c in action])}]"
+                    text = _order(action)
                 else:
                     text = _dumps(to_plain(action))
                 known[action] = text

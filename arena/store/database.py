@@ -450,18 +450,23 @@ class Store:
         run_id: int | None = None,
         bot: str | None = None,
         batch: int = 1000,
+        ids: tuple[int, int] | None = None,
     ):
         """Every stored game (oldest first) as ``stored_game`` gives it, without its fault log,
-        read ``batch`` games at a time: ``arena export`` streams millions this way."""
+        read ``batch`` games at a time: ``arena export`` streams millions this way. ``ids``:
+        only those with ids in this (first, last) range."""
         where, args = _game_conditions(game, run_id, bot)
         where.insert(0, "g.id > ?")
+        if ids is not None:
+            where.append("g.id <= ?")
+            args.append(ids[1])
         columns = ", ".join(f"g.{c}" for c in GAME_COLUMNS)
         sql = f"SELECT {columns} FROM games g WHERE {' AND '.join(where)} ORDER BY g.id LIMIT ?"
         seats_sql = (
             f"SELECT game_id, {', '.join(_SEAT_KEYS)} FROM seats "
             "WHERE game_id BETWEEN ? AND ? ORDER BY game_id, seat"
         )
-        last = 0
+        last = 0 if ids is None else ids[0] - 1
         while True:
             rows = self._rows(sql, (last, *args, batch))
             if not rows:
@@ -475,6 +480,27 @@ class Store:
                     info["seats"].append(dict(zip(_SEAT_KEYS, row[1:], strict=True)))
             yield from games.values()
             last = rows[-1][0]
+
+    def game_id_ranges(
+        self,
+        game: str | None = None,
+        run_id: int | None = None,
+        bot: str | None = None,
+        size: int = 1000,
+    ):
+        """(first id, last id) of each run of ``size`` stored games that ``iter_games`` gives,
+        oldest first: what ``arena export`` hands its processes, which read the games
+        themselves."""
+        where, args = _game_conditions(game, run_id, bot)
+        where.insert(0, "g.id > ?")
+        sql = f"SELECT g.id FROM games g WHERE {' AND '.join(where)} ORDER BY g.id LIMIT ?"
+        last = 0
+        while True:
+            rows = self._rows(sql, (last, *args, size))
+            if not rows:
+                return
+            last = rows[-1][0]
+            yield rows[0][0], last
 
     def kept_records(self, first_id: int, last_id: int) -> dict[int, tuple[int, bytes]]:
         """The records ``arena export --keep`` kept for games in the id range (``kept_records``)."""
