@@ -157,9 +157,6 @@ def test_hostile_programs_are_faulted_with_the_right_kind_and_disturb_nothing(tm
         for _, found_kind, found_message in faults:
             assert found_kind in kinds and message in found_message, faults
     assert ran.rows[name]["forfeits"] == len(seats) or surplus
-    if surplus:  # never taken for the answer to a later request
-        found = [m for faults in seats.values() for _, _, m in faults]
-        assert any("it wrote a message nobody asked for" in m for m in found), found
     if name == "parent":  # whatever it started ended with it
         assert not _processes_with("1234.5"), "a child of the program outlived it"
 
