@@ -75,6 +75,7 @@ JS = {
     "garbage": "'this is not JSON'",
     "illegal": '\'{"type":"action","action":"XX"}\'',
     "huge": "'x'.repeat(10000000)",  # a line of 10 MB
+    "nested": "'['.repeat(100000)",  # JSON's parser gives up (RecursionError), well under 1 MB
     # a legal answer, and the same again 10 ms later, when its request's batch has been read
     "surplus": "(setTimeout(() => console.log(JSON.stringify(SURPLUS)), 10), "
                "JSON.stringify(SURPLUS))",
@@ -127,6 +128,7 @@ def hostile_files(name: str) -> dict[str, str]:
 EXPECTED = {
     "mute": ({"timeout"}, ""),  # (said by the program's host or by the worker's clock)
     "huge": ({"crash"}, "it wrote a line longer than 1048576 bytes"),
+    "nested": ({"crash"}, "it wrote not JSON: '[[[["),
     # (under bubblewrap, whose own process holds the pipe too, seen only when an answer is due)
     "closed": ({"crash", "timeout"}, ""),
     "parent": ({"crash"}, "its program ended (exit code"),
@@ -159,6 +161,24 @@ def test_hostile_programs_are_faulted_with_the_right_kind_and_disturb_nothing(tm
     assert ran.rows[name]["forfeits"] == len(seats) or surplus
     if name == "parent":  # whatever it started ended with it
         assert not _processes_with("1234.5"), "a child of the program outlived it"
+
+
+# Its hello is brackets nested 8,192 deep (JSON's parser gives up: RecursionError); shell builtins
+# only (as root under bubblewrap a program may not start children).
+NESTED_HELLO = (
+    "read line\ns='['; i=0\nwhile [ $i -lt 13 ]; do s=\"$s$s\"; i=$((i+1)); done\n"
+    "echo \"$s\"\nwhile read line; do :; done\n"
+)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_program_whose_hello_breaks_the_json_parser_forfeits_and_disturbs_nothing(tmp_path, mode):
+    files = {"nested.sh": NESTED_HELLO, "nested.toml": manifest("nested", '"sh", "nested.sh"')}
+    ran = program_run(tmp_path, files, mode, bots="nested,random,first")
+    assert_completed(ran)
+    assert_others_untouched(ran, {"nested"})
+    found = [f for faults in faults_by_seat(ran, "nested").values() for f in faults]
+    assert found and all(kind == "crash" and "not JSON" in message for _, kind, message in found)
 
 
 def _processes_with(text: str) -> list[str]:

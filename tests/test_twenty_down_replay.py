@@ -111,3 +111,26 @@ def test_a_damaged_stored_index_is_a_record_error():
     blob = pack(state, ("a",) * 4, [], indices, [0.0] * len(indices))
     with pytest.raises(RecordError, match="decision 11 has no action 200"):
         replay_stored(blob, GAMES)
+
+
+def test_a_stored_record_with_a_signed_index_type_is_a_record_error():
+    """A crafted header's index type "b" would read a negative index, which the replay path
+    would play as a card outside the legal ones: it is refused as damage."""
+    import json
+    import zlib
+
+    from arena.games.record import ZDICT
+
+    state, indices = played(3, None)
+    blob = pack(state, ("a",) * 4, [], indices, [0.0] * len(indices))
+    inflate = zlib.decompressobj(zdict=ZDICT)
+    body = inflate.decompress(blob) + inflate.flush()
+    size = int.from_bytes(body[:4], "little")
+    header = json.loads(body[4 : 4 + size])
+    header["index_type"] = "b"
+    head = json.dumps(header).encode()
+    deflate = zlib.compressobj(1, zdict=ZDICT)
+    crafted = len(head).to_bytes(4, "little") + head + body[4 + size :]
+    crafted = deflate.compress(crafted) + deflate.flush()
+    with pytest.raises(RecordError, match="damaged stored record: index type 'b'"):
+        replay_stored(crafted, GAMES)

@@ -202,7 +202,10 @@ def unpack(blob: bytes) -> tuple[dict, array.array, list[float]]:
             header["card_bytes"] = body[start : start + count]
             start += count
         n = header["decisions"]
-        indices = array.array(header.get("index_type", "B"))
+        typecode = header.get("index_type", "B")
+        if typecode not in ("B", "H", "I"):  # (unsigned: an index is never negative)
+            raise ValueError(f"index type {typecode!r}")
+        indices = array.array(typecode)
         end = start + n * indices.itemsize
         indices.frombytes(body[start:end])
         if version >= 2:

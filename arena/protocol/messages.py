@@ -77,7 +77,8 @@ def parse_line(line: bytes) -> dict:
         raise ProtocolError(f"a line of {len(line)} bytes (at most {MAX_LINE})")
     try:
         message = json.loads(line)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError, MemoryError):
+        # (a line of brackets nested thousands deep is a RecursionError of the parser)
         raise ProtocolError(f"not JSON: {_excerpt(line)}") from None
     if not isinstance(message, dict):
         raise ProtocolError(f"not a JSON object: {_excerpt(line)}")

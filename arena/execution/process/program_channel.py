@@ -65,7 +65,7 @@ class ProgramChannel:
         first seat, as a fault of kind ``crash``."""
         try:
             self.host.pool.process()
-        except ProgramFault:
+        except Exception:  # (its first batch tries again, and faults: ``send``)
             pass
 
     def send(self, commands: list, deadline: float) -> bool:
