@@ -82,7 +82,7 @@ JS = {
     # the same, its answers naming their request
     "surplus-numbered": "(setTimeout(() => console.log(JSON.stringify(NUMBERED)), 10), "
                         "JSON.stringify(NUMBERED))",
-}
+}  # fmt: skip
 EXITS_C = """
 #include <stdio.h>
 #include <string.h>

@@ -42,6 +42,24 @@ class IsolationError(Exception):
     """A bot cannot run in its own process at all (e.g. it was not loaded from a file)."""
 
 
+def start_bookkeeping(handle) -> None:
+    """What the worker keeps of each bot process it speaks to (a ``BotProcess``, or a program's
+    ``ProgramChannel``), as it starts."""
+    handle.expected = deque()  # (run, op, seat, attempt) of each command not answered
+    handle.sent = 0
+    handle.answered = 0
+    handle.last_progress = time.monotonic()
+    handle.last_seen = 0
+    # Its pipes' ends, as found by ``receive`` (the reply pipe's end read: every answer
+    # before it read too) and by ``send`` (nothing reads the command pipe any more).
+    handle.eof = False
+    handle.epipe = False
+    handle.cpu_used = None  # CPU seconds, once it has ended (see ``BotProcess.ended``)
+    # Commands (numbered from 1 over its life) the worker saw run past the move time, and
+    # for how long at least (``isolated_play``).
+    handle.late = {}
+
+
 class BotProcess:
     """The worker's handle on one bot's process: started here, usable after ``wait_ready``."""
 
@@ -86,19 +104,7 @@ class BotProcess:
         os.set_blocking(self.command_fd, False)
         self.encoder = CommandEncoder(known)
         self.buffer = bytearray()
-        self.expected: deque = deque()  # (run, op, seat, attempt) of each command not answered
-        self.sent = 0
-        self.answered = 0
-        self.last_progress = time.monotonic()
-        self.last_seen = 0
-        # Its pipes' ends, as found by ``receive`` (the reply pipe's end read: every answer
-        # before it read too) and by ``send`` (nothing reads the command pipe any more).
-        self.eof = False
-        self.epipe = False
-        self.cpu_used: float | None = None  # CPU seconds, once it has ended (see ``ended``)
-        # Commands (numbered from 1 over its life) the worker saw run past the move time, and
-        # for how long at least (``isolated_play``).
-        self.late: dict[int, float] = {}
+        start_bookkeeping(self)
 
     def wait_ready(self) -> None:
         """Wait for the process to have loaded its bot; IsolationError if it cannot."""

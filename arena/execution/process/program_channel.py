@@ -13,19 +13,17 @@ readable by a byte. The channel itself never dies: the worker's clock has nothin
 from __future__ import annotations
 
 import os
-import time
-from collections import deque
 
 from arena.execution.context import PlayContext
-from arena.execution.process.bot_process import BotProcess
+from arena.execution.process.bot_process import BotProcess, start_bookkeeping
 from arena.execution.process.program_bot import ProgramLimits
 from arena.execution.process.program_host import ProgramHost
 from arena.execution.process.wire import FAULT, MAX_DESCRIPTION
-from arena.referee.faults import ProgramFault, describe
+from arena.referee.faults import describe
 
 
 def is_program(context: PlayContext, name: str) -> bool:
-    """Whether the bot is a program (a manifest's): its commands go to it as objects, not pickled."""
+    """Whether the bot is a program (a manifest's): the worker gives it commands unpickled."""
     origin = context.registry.bots[name].origin
     return origin is not None and origin[0] == "manifest"
 
@@ -50,15 +48,7 @@ class ProgramChannel:
         self.host = ProgramHost(spec.cls.manifest, limits)
         self.reply_fd, self._wake = os.pipe()
         self.answered_batches: list = []  # answers not read by the worker yet
-        self.expected: deque = deque()  # (run, op, seat, attempt) of each command not answered
-        self.sent = 0
-        self.answered = 0
-        self.last_progress = time.monotonic()
-        self.last_seen = 0
-        self.eof = False
-        self.epipe = False
-        self.cpu_used: float | None = None
-        self.late: dict[int, float] = {}  # (never: the host times the program)
+        start_bookkeeping(self)  # (``late`` stays empty: the host times the program)
 
     def wait_ready(self) -> None:
         """Start the program (off any decision's clock); one that cannot start is told by its
