@@ -167,7 +167,7 @@ def test_hostile_programs_are_faulted_with_the_right_kind_and_disturb_nothing(tm
 # only (as root under bubblewrap a program may not start children).
 NESTED_HELLO = (
     "read line\ns='['; i=0\nwhile [ $i -lt 13 ]; do s=\"$s$s\"; i=$((i+1)); done\n"
-    "echo \"$s\"\nwhile read line; do :; done\n"
+    'echo "$s"\nwhile read line; do :; done\n'
 )
 
 
