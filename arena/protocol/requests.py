@@ -78,11 +78,22 @@ class TextMemo:
     finished tricks, the pairs of a trick being played), shared by the writers of one program's
     seats: the seats of one game see the very same public tuples."""
 
-    __slots__ = ("texts", "keep")
+    __slots__ = ("texts", "keep", "actions", "kept_actions")
 
     def __init__(self):
         self.texts: dict[int, str] = dict(_ATOM_TEXTS)  # id of a value -> its JSON text
         self.keep: list = []  # the values memorised (alive, so that their ids stay theirs)
+        # the same for legal actions, apart: most sets of cards a legal action lists are met
+        # once, and would push the shared tuples out of ``texts``
+        self.actions: dict[int, str] = dict(_ATOM_TEXTS)
+        self.kept_actions: list = []
+
+    def remember_action(self, value: Any, found: str) -> None:
+        if len(self.kept_actions) >= MEMO_SIZE:
+            self.kept_actions = []
+            self.actions = dict(_ATOM_TEXTS)
+        self.kept_actions.append(value)
+        self.actions[id(value)] = found
 
     def remember(self, value: Any, found: str) -> None:
         if len(self.keep) >= MEMO_SIZE:  # start again (but for the atoms): a long life
@@ -181,30 +192,25 @@ class RequestWriter:
         return found
 
     def element_texts(self, value: Any) -> list[str]:
-        """The JSON text of each of the legal actions."""
+        """The JSON text of each of the legal actions, looked up by identity first: an engine
+        gives the same objects again (cards, the sets of its tables of card sets)."""
         if type(value) is not list and type(value) is not tuple:
             value = list(value)
-        try:  # cards only
-            return list(map(_card_text, map(id, value)))
-        except KeyError:
-            pass
-        texts = self.memo.texts
-        found = []
-        for element in value:
-            one = texts.get(id(element))
-            if one is None:
-                if type(element) is tuple and element:
-                    try:  # a set of cards
-                        one = '["' + '","'.join(map(_card_name, map(id, element))) + '"]'
-                    except KeyError:
-                        one = self.element_text(element)
-                else:
-                    one = self.element_text(element)
-            found.append(one)
+        actions = self.memo.actions
+        found = list(map(actions.get, map(id, value)))
+        if None in found:
+            remember = self.memo.remember_action
+            for i, one in enumerate(found):
+                if one is None:
+                    element = value[i]
+                    found[i] = one = self.element_text(element, False)
+                    if isinstance(element, _IMMUTABLE):
+                        remember(element, one)
         return found
 
-    def element_text(self, element: Any) -> str:
-        """An element's text, memorised by its identity when it cannot change."""
+    def element_text(self, element: Any, memorise: bool = True) -> str:
+        """An element's text, memorised by its identity when it cannot change (and
+        ``memorise``)."""
         if type(element) is tuple and element:
             try:  # a set of cards: made again faster than memorised
                 return '["' + '","'.join(map(_card_name, map(id, element))) + '"]'
@@ -215,7 +221,7 @@ class RequestWriter:
                     found = text(plain(element))
         else:
             found = text(plain(element))
-        if isinstance(element, _IMMUTABLE):
+        if memorise and isinstance(element, _IMMUTABLE):
             self.memo.remember(element, found)
         return found
 

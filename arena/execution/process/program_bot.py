@@ -118,6 +118,7 @@ class ProgramProcess:
         except OSError:
             pass  # (a smaller pipe: the batch goes in a few writes)
         self.buffer = bytearray()
+        self.queued = bytearray()  # lines for it, written with the next request (``say``)
         self.alive = True
 
     # --- lines -------------------------------------------------------------------------------
@@ -128,7 +129,11 @@ class ProgramProcess:
         self.write(data)
 
     def write(self, data: bytes) -> None:
-        """Lines for the program, all at once; ProgramFault if it does not take them."""
+        """Lines for the program, all at once, after the lines queued for it; ProgramFault if
+        it does not take them."""
+        if self.queued:
+            data = bytes(self.queued + data)
+            self.queued.clear()
         view = memoryview(data)
         deadline = time.monotonic() + WRITE_SECONDS
         while view:
@@ -253,6 +258,9 @@ class ProgramPool:
         self.ids = 0  # the last id given to a seat's game
         self.requests = 0  # the number of the last request to act
         self.hello: dict | None = None  # the first program's hello (``arena check-bot``)
+        # Whether the messages that are not answered (start, end) wait in the program's queue
+        # for the next write (a game worker's host: a batch's lines go in one write).
+        self.deferring = False
 
     def process(self) -> ProgramProcess:
         """The live program, started (and greeted) if there is none."""
@@ -285,6 +293,16 @@ class ProgramPool:
         except ProgramFault:
             pass  # (``process`` finds it dead)
         return process
+
+    def say(self, process: ProgramProcess, message: dict) -> None:
+        """Tell the program a message it does not answer: now, or queued (``deferring``)."""
+        if not self.deferring:
+            process.send(message)
+            return
+        data = messages.dumps(message)
+        if process.on_line is not None:
+            process.on_line("arena", data)
+        process.queued += data
 
     def next_request(self) -> int:
         self.requests += 1
@@ -403,8 +421,11 @@ class ProgramPlayer:
             if process is not self.told:
                 self.told = process
                 if self.begin is not None:
-                    process.send(self.begin)
+                    self.pool.say(process, self.begin)
             if request is None:
+                return None
+            if not isinstance(request, bytes) and self.pool.deferring:
+                self.pool.say(process, request)  # (its host looks for surplus lines)
                 return None
             if process.surplus():
                 raise process.fault(("crash", "it wrote a message nobody asked for"))

@@ -75,7 +75,6 @@ class ProgramChannel:
         """The answers of a batch the host failed on: the commands it did not answer fault,
         and the program, in a state nobody knows, is started again when next needed."""
         codes, seconds, faults = self.host.answers()
-        self.host.outgoing = bytearray()
         self.host.pool.close()
         message = f"arena's program host failed: {describe(exc)}"[:MAX_DESCRIPTION]
         while len(codes) < owed:

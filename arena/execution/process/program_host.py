@@ -18,6 +18,7 @@ from arena.execution.process.bot_host import Host
 from arena.execution.process.program_bot import (
     IllegalAnswer,
     ProgramLimits,
+    ProgramProcess,
     ProgramPlayer,
     ProgramPool,
 )
@@ -54,6 +55,7 @@ class _Pending(NamedTuple):
     legal: Legal | list  # its legal actions (``answer_index``)
     limit: float  # seconds it may take: the move time and what is left of its seat's bank
     request: int  # its number (``act``'s ``request``)
+    process: ProgramProcess  # the program it was queued for
 
 
 class ProgramHost(Host):
@@ -76,8 +78,8 @@ class ProgramHost(Host):
         self.progress = [0]  # (the command begun: the worker times the channel, not this)
         self.watchdog = get_watchdog(self.move_time)
         self.pool = ProgramPool(manifest, limits)
+        self.pool.deferring = True  # (a batch's lines are written at once: ``collect``)
         self.spec = _Programs(self.pool)
-        self.outgoing = bytearray()  # the requests of the decisions pending, not yet sent
 
     def answers(self) -> tuple[list, list, dict]:
         """The answers of the commands run since the last call, as the worker reads a bot
@@ -93,8 +95,7 @@ class ProgramHost(Host):
         for command in batch:
             op = command[0]
             if op != "act" and op != "act_changes":
-                self.collect(pending)
-                pending = []
+                # (a game's start and end are queued after the requests pending: no answer)
                 if op == "new":  # the program started (not awaited: its start waits for it)
                     self.spec.create = self.pool.started_factory()
                 super().run([command])
@@ -123,9 +124,9 @@ class ProgramHost(Host):
                 continue
             request = self.pool.next_request()
             line, legal = player.writer.line(player.id, observation, player.time(), request)
-            self.outgoing += line
+            process.queued += line
             entry = _Pending(
-                len(self.codes), self.started, player, observation, legal, limit, request
+                len(self.codes), self.started, player, observation, legal, limit, request, process
             )
             pending.append(entry)
             self.codes.append(FAULT)
@@ -134,6 +135,17 @@ class ProgramHost(Host):
                 self.collect(pending)
                 pending = []
         self.collect(pending)
+        self.flush()
+
+    def flush(self) -> None:
+        """Write what is queued for the program (the ends of games, the starts of new ones)
+        after the last request: a program that does not take it faults its next decision."""
+        process = self.pool.current
+        if process is not None and process.alive and process.queued:
+            try:
+                process.write(b"")
+            except ProgramFault:
+                self.restart()
 
     def observation(self, op: str, key: int, command: tuple):
         """The observation of an ``act`` or ``act_changes`` command (None: the object is gone)."""
@@ -152,12 +164,16 @@ class ProgramHost(Host):
 
     def collect(self, pending: list[_Pending]) -> None:
         """Read the answers to the requests sent, in order (see the class's text)."""
+        if not pending:
+            return
         failed = False
         last = time.perf_counter()
-        if self.outgoing:
-            data, self.outgoing = bytes(self.outgoing), bytearray()
+        process = pending[0].process
+        if process is not self.pool.current or not process.alive:
+            failed = True  # (replaced since: the requests went with it, and are asked again)
+        else:
             try:
-                self.pool.current.write(data)
+                process.write(b"")
             except ProgramFault as exc:
                 failed = True
                 first = pending[0]
