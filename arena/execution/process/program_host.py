@@ -18,9 +18,9 @@ from arena.execution.process.bot_host import Host
 from arena.execution.process.program_bot import (
     IllegalAnswer,
     ProgramLimits,
-    ProgramProcess,
     ProgramPlayer,
     ProgramPool,
+    ProgramProcess,
 )
 from arena.execution.process.wire import (
     FAULT,
