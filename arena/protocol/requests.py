@@ -11,6 +11,7 @@ then on (``verified``, shared by the writers of a process).
 from __future__ import annotations
 
 import json
+from itertools import chain
 from operator import attrgetter
 from typing import Any
 
@@ -143,9 +144,9 @@ class RequestWriter:
         for i, value in enumerate(self.getter(observation)):
             if value is not values[i]:
                 values[i] = value
-                if i == self.legal_at:  # (each element's text kept: the answer is found by it)
-                    self.legal = legal = Legal(self.element_texts(value), value)
-                    texts[i] = heads[i] + "[" + ",".join(legal.texts) + "]"
+                if i == self.legal_at:  # (kept: the answer is found by its text)
+                    self.legal = legal = self.legal_actions(value)
+                    texts[i] = heads[i] + legal.text
                 else:
                     texts[i] = heads[i] + value_text(value)
         bank = time.get("bank")
@@ -191,6 +192,16 @@ class RequestWriter:
             self.memo.remember(value, found)
         return found
 
+    def legal_actions(self, value: Any) -> Legal:
+        """The legal actions with their JSON text."""
+        if type(value) is not list and type(value) is not tuple:
+            value = list(value)
+        whole = card_sets_text(value)
+        if whole is not None:
+            return Legal(None, value, whole)
+        texts = self.element_texts(value)
+        return Legal(texts, value, "[" + ",".join(texts) + "]")
+
     def element_texts(self, value: Any) -> list[str]:
         """The JSON text of each of the legal actions, looked up by identity first: an engine
         gives the same objects again (cards, the sets of its tables of card sets)."""
@@ -227,13 +238,34 @@ class RequestWriter:
 
 
 class Legal:
-    """The legal actions of a request: the engine's, and the JSON text of each."""
+    """The legal actions of a request: the engine's, their JSON text, and that of each (made
+    when first asked for, when they are sets of cards)."""
 
-    __slots__ = ("texts", "actions")
+    __slots__ = ("texts", "actions", "text")
 
-    def __init__(self, texts: list[str], actions: Any):
+    def __init__(self, texts: list[str] | None, actions: Any, text: str):
         self.texts = texts
         self.actions = actions
+        self.text = text
+
+    def index(self, text: str) -> int:
+        """The index of the legal action written ``text`` (ValueError: none)."""
+        texts = self.texts
+        if texts is None:  # sets of cards: "[[],[…],…]"
+            texts = self.texts = ["[" + part + "]" for part in self.text[2:-2].split("],[")]
+        return texts.index(text)
+
+
+def card_sets_text(value: list | tuple) -> str | None:
+    """The JSON text of a list of sets of cards (tuples of ``Card``; None for anything else),
+    made by the str methods: a set's card numbers as characters, each character then replaced
+    by its card's name (``str.translate``). A hand's 26 discards cost a few microseconds."""
+    if not value or type(value[0]) is not tuple:
+        return None
+    if set(map(type, value)) != _TUPLE or not set(map(type, _flat(value))) <= _CARD:
+        return None
+    skeleton = _SET_SEPARATOR.join(map(bytes, value)).decode("latin-1")
+    return "[[" + skeleton.translate(_SETS_TABLE).replace("[,", "[") + "]]"
 
 
 def answer_index(message: dict, legal: Legal | list) -> int:
@@ -243,7 +275,7 @@ def answer_index(message: dict, legal: Legal | list) -> int:
     if type(legal) is Legal:
         if message.get("type") == "action" and "action" in message:
             try:
-                return legal.texts.index(_dumps(message["action"]))
+                return legal.index(_dumps(message["action"]))
             except ValueError:
                 pass
         legal = legal_plain(legal.actions)
@@ -275,13 +307,21 @@ _MISSING = object()
 # Immutable, so an element's text stays right as long as the element lives (kept in ``keep``).
 # A tuple is memorised by its identity too: observations are snapshots of tuples.
 _IMMUTABLE = (tuple, str, int, float, frozenset)
-_ATOMS = (*CARDS, *SUITS, None, True, False)
+# (the small ints too: CPython makes each once, as the counts and sizes of observations are)
+_ATOMS = (*CARDS, *SUITS, None, True, False, *range(-5, 257))
 _ATOM_TEXTS = {id(atom): text(plain(atom)) for atom in _ATOMS}
 # A card by its identity (cards are singletons): a look-up that fails for anything else, an int
 # equal to a card's number too.
 _NAMES = {id(card): name for card, name in zip(CARDS, ASCII_NAMES, strict=True)}
 _card_name = _NAMES.__getitem__
 _card_text = {key: f'"{name}"' for key, name in _NAMES.items()}.__getitem__
+# ``card_sets_text``: a card's number (as a character) -> ',"QC"', the sets' separator -> '],['.
+_SET_SEPARATOR = b"\x80"
+_SETS_TABLE = {int(card): f',"{name}"' for card, name in zip(CARDS, ASCII_NAMES, strict=True)}
+_SETS_TABLE[0x80] = "],["
+_TUPLE = {tuple}
+_CARD = {Card}
+_flat = chain.from_iterable
 
 
 def _one(name: str):
