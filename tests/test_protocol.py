@@ -56,8 +56,16 @@ def test_every_documented_message_is_valid_and_every_decision_kind_is_shown():
     for name, message in shown.items():
         if "-action-" in name:
             request = shown[name.replace("-action-", "-act-")]
+            if "count" in request:  # the compact form of a decision also shown whole
+                whole = shown[name.replace("-compact-action-", "-act-")]
+                fields = whole["observation"]
+                assert request["count"] == len(fields["legal_actions"])
+                assert request["observation"] == {
+                    key: fields[key] for key in fields if key in request["observation"]
+                }
+                request = whole
             assert messages.action_index(message, request["observation"]["legal_actions"]) >= 0
-    acts = [m["observation"] for m in shown.values() if m["type"] == "act"]
+    acts = [m["observation"] for m in shown.values() if m["type"] == "act" and "count" not in m]
     phases = {o["phase"] for o in acts if o["game"] == "twenty-down"}
     assert phases == {"trump", "exchange", "play", "stay-or-drop"}
     assert any("redraw" in o["legal_actions"] for o in acts), "the whalen redraw is shown"

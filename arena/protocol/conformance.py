@@ -43,12 +43,15 @@ class _Listener:
     def __init__(self, report: Report):
         self.report = report
         self.legal: list | None = None
+        self.count: int | None = None
 
     def __call__(self, direction: str, line: bytes) -> None:
         if direction == "arena":
             message = json.loads(line)
             if message["type"] == "act":
-                self.legal = message["observation"]["legal_actions"]
+                # (the compact form shows the legal actions only if asked for, their count always)
+                self.legal = message["observation"].get("legal_actions")
+                self.count = message.get("count")
                 self.report.asked += 1
             return
         try:
@@ -56,7 +59,9 @@ class _Listener:
         except messages.ProtocolError as exc:
             self.report.add(f"line: {exc}")
             return
-        if message["type"] == "action" and self.legal is not None:
+        if message["type"] == "action" and ("action" in message) == ("index" in message):
+            self.report.add("action: names neither an action nor an index, or both")
+        elif message["type"] == "action" and "action" in message and self.legal is not None:
             action = message.get("action")
             if action not in self.legal:
                 try:
@@ -68,7 +73,8 @@ class _Listener:
                 except ValueError:
                     pass  # (a fault: reported with the game)
             self.legal = None
-        known = {"type", "action", "message", "protocol", "name", "games", "id", "request"}
+        known = {"type", "action", "index", "message", "protocol", "name", "games", "id",
+                 "request", "fields"}  # fmt: skip
         unknown = sorted(set(message) - known)
         if unknown:
             self.report.add(f"{message['type']}: unknown key(s) {', '.join(unknown)}")
@@ -119,6 +125,7 @@ def check(
         if not Path(manifest.path).is_file():  # a program named on the command line
             report.name = str(hello.get("name") or manifest.name)
         declared = _declared_games(manifest, hello, registry, report)
+        _check_fields(hello, declared, registry, report)
         for name in declared:
             _play(name, pool, registry, games_each, move_time, report, echo)
     finally:
@@ -144,6 +151,20 @@ def _declared_games(manifest: Manifest, hello: dict, registry: Registry, report:
         if game not in registry.games and game not in registry.aliases:
             report.add(f"hello: unknown game {game!r} (games: {', '.join(registry.games)})")
     return known
+
+
+def _check_fields(hello: dict, games: list, registry: Registry, report: Report) -> None:
+    """The compact form's fields must be observation fields of one of its games."""
+    wanted = messages.fields_wanted(hello)
+    if not wanted:
+        return
+    known: set = set()
+    for name in games:
+        observation = registry.games[name].cls().new_state("check-bot").observation(0)
+        known.update(type(observation).fields)
+    unknown = sorted(wanted - known)
+    if unknown:
+        report.add(f"hello: fields {unknown} are no observation field of its games")
 
 
 def _play(name, pool, registry, games_each, move_time, report, echo) -> None:

@@ -29,6 +29,11 @@ GAMES = (
 )
 
 
+# The compact form's examples: a program asking for its hand and nothing else.
+COMPACT = ("hl-compact-act-exchange", "td-compact-act-play")
+COMPACT_FIELDS = frozenset({"hand"})
+
+
 def _phase(observation: dict) -> str:
     if "phase" in observation:
         return observation["phase"]
@@ -61,6 +66,14 @@ def _game_examples(game_name: str, variant, prefix: str, phases, found: dict) ->
                 found[f"{prefix}-action-{phase}"] = {
                     "type": "action", "request": asked, "action": to_plain(legal[index])
                 }  # fmt: skip
+                if f"{prefix}-compact-act-{phase}" in COMPACT:  # the same, in the compact form
+                    shown = messages.only_fields(observation, COMPACT_FIELDS)
+                    found[f"{prefix}-compact-act-{phase}"] = messages.act(
+                        1, shown, time, asked, len(legal)
+                    )
+                    found[f"{prefix}-compact-action-{phase}"] = {
+                        "type": "action", "request": asked, "index": index
+                    }  # fmt: skip
         state.apply_legal(index)
     found[f"{prefix}-end"] = messages.end(1, state.result())
 
@@ -75,6 +88,13 @@ def examples() -> dict[str, dict]:
             "games": ["twenty-down", "how-low-can-you-go"],
         },
         "bot-error": {"type": "error", "request": 7, "message": "TypeError: hand is undefined"},
+        "bot-hello-compact": {
+            "type": "hello",
+            "protocol": messages.PROTOCOL_VERSION,
+            "name": "random-js",
+            "games": ["twenty-down", "how-low-can-you-go"],
+            "fields": sorted(COMPACT_FIELDS),
+        },
     }
     for game_name, variant, prefix, phases in GAMES:
         _game_examples(game_name, variant, prefix, phases, found)

@@ -54,16 +54,29 @@ def start(key: int, info: Any, seed: str, time: dict) -> dict:
     }
 
 
-def act(key: int, observation: dict, time: dict, request: int | None = None) -> dict:
+def act(
+    key: int, observation: dict, time: dict, request: int | None = None, count: int | None = None
+) -> dict:
     """A request to act: ``observation`` as ``Observation.to_json()`` gives it (its
     ``legal_actions`` are the legal actions, in record notation); ``request`` the request's
-    number, new for every request a program is sent (its answer may repeat it)."""
+    number, new for every request a program is sent (its answer may repeat it); ``count``, in
+    the compact form only, the number of legal actions (the observation then holds only the
+    fields the program asked for)."""
     head = (
         {"type": "act", "id": key}
         if request is None
         else {"type": "act", "id": key, "request": request}
     )
+    if count is not None:
+        head["count"] = count
     return {**head, "observation": observation, "time": time}
+
+
+def only_fields(observation: dict, fields: frozenset | None) -> dict:
+    """The observation of a request in the compact form: the fields asked for, in order."""
+    if fields is None:
+        return observation
+    return {name: value for name, value in observation.items() if name in fields}
 
 
 def end(key: int, result: Any) -> dict:
@@ -105,7 +118,18 @@ def check_hello(message: dict) -> list[str]:
     games = message.get("games")
     if not (isinstance(games, list) and all(isinstance(g, str) for g in games)):
         problems.append("hello's games is not a list of game names")
+    if "fields" in message and fields_wanted(message) is None:
+        problems.append("hello's fields is not a list of observation field names")
     return problems
+
+
+def fields_wanted(hello: dict) -> frozenset | None:
+    """The observation fields a program's hello asks for (the compact form), None if it asks
+    for the whole observation (or its ``fields`` is not a list of names)."""
+    fields = hello.get("fields")
+    if isinstance(fields, list) and all(isinstance(f, str) for f in fields):
+        return frozenset(fields)
+    return None
 
 
 def answer_for(message: dict, key: int, request: int | None = None) -> None:
@@ -124,10 +148,14 @@ def answer_for(message: dict, key: int, request: int | None = None) -> None:
 
 def action_index(message: dict, legal_json: list) -> int:
     """The index in ``legal_json`` (the legal actions in record notation) of the action an
-    ``action`` message names; a set of cards may come in any order. ValueError if it names none;
-    ProtocolError if the message is not an action."""
-    if message.get("type") != "action" or "action" not in message:
+    ``action`` message names, by the action (a set of cards may come in any order) or by its
+    ``index``. ValueError if it names none; ProtocolError if the message is not an action."""
+    if message.get("type") != "action" or ("action" in message) == ("index" in message):
+        if message.get("type") == "action":
+            raise ProtocolError("an action naming neither an action nor an index, or both")
         raise ProtocolError(f"expected an action, got {message.get('type')!r}")
+    if "index" in message:
+        return index_named(message["index"], len(legal_json))
     value = message["action"]
     try:
         return legal_json.index(value)
@@ -138,6 +166,20 @@ def action_index(message: dict, legal_json: list) -> int:
                 if isinstance(legal, list) and sorted(legal) == key:
                     return index
         raise
+
+
+def index_named(index: Any, count: int) -> int:
+    """An answer's ``index`` if it is one of ``count`` legal actions', else ValueError."""
+    if type(index) is not int or not 0 <= index < count:
+        raise ValueError(f"index {index!r} of {count} legal actions")
+    return index
+
+
+def named(message: dict) -> Any:
+    """What an answer named: its action, or its index (as the text ``index N``)."""
+    if "index" in message:
+        return f"index {message['index']!r}"[:40]
+    return message.get("action")
 
 
 def legal_json(observation: Any) -> list:
@@ -158,7 +200,10 @@ def check_arena_message(message: dict) -> list[str]:
     problems = [f"{kind}: no {key!r}" for key in required if key not in message]
     if "time" in message and set(message["time"]) != {"move", "bank"}:
         problems.append(f"{kind}: time must have move and bank")
-    if kind == "act":
+    if kind == "act" and "count" in message:  # the compact form: the fields asked for
+        if type(message["count"]) is not int or message["count"] < 1:
+            problems.append("act: count must be the number of legal actions")
+    elif kind == "act":
         observation = message["observation"]
         for key in ("game", "seat", "legal_actions"):
             if key not in observation:

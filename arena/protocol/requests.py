@@ -111,42 +111,49 @@ class RequestWriter:
 
     __slots__ = (
         "verified", "memo", "cls", "getter", "values", "texts", "heads", "legal_at", "legal",
-        "time_key", "time_text",
+        "time_key", "time_text", "only", "shown",
     )  # fmt: skip
 
     def __init__(self, verified: dict, memo: TextMemo | None = None):
         self.verified = verified  # class -> checks left (0: fast), or None: written by to_json
         self.memo = TextMemo() if memo is None else memo
         self.cls = None
+        self.only: frozenset | None = None
         self.time_key = None
         self.time_text = ""
 
     def line(
-        self, key: int, observation: Any, time: dict, request: int | None = None
+        self,
+        key: int,
+        observation: Any,
+        time: dict,
+        request: int | None = None,
+        only: frozenset | None = None,
     ) -> tuple[bytes, Legal | list]:
-        """(the request's line, its legal actions for ``answer_index``)."""
+        """(the request's line, its legal actions for ``answer_index``); ``only``: the fields
+        of the compact form (``messages.fields_wanted``), None for the whole observation."""
         cls = type(observation)
         left = self.verified.get(cls, CHECKS)
         fields = getattr(cls, "fields", None)
         if left is None or not fields or "legal_actions" not in fields:
             data = observation.to_json()
-            line = messages.dumps(messages.act(key, data, time, request))
-            return line, data["legal_actions"]
-        if cls is not self.cls:
-            self.cls = cls
-            self.values = [_MISSING] * len(fields)
-            self.texts = [""] * len(fields)
-            self.heads = [_dumps(name) + ":" for name in fields]
-            self.legal_at = fields.index("legal_actions")
-            self.getter = attrgetter(*fields) if len(fields) > 1 else _one(fields[0])
+            legal = data["legal_actions"]
+            count = None if only is None else len(legal)
+            shown = messages.only_fields(data, only)
+            return messages.dumps(messages.act(key, shown, time, request, count)), legal
+        if cls is not self.cls or only is not self.only:
+            self.start(cls, fields, only)
         values, texts, heads = self.values, self.texts, self.heads
         value_text = self.value_text
         for i, value in enumerate(self.getter(observation)):
             if value is not values[i]:
                 values[i] = value
                 if i == self.legal_at:  # (kept: the answer is found by its text)
-                    self.legal = legal = self.legal_actions(value)
-                    texts[i] = heads[i] + legal.text
+                    if self.shown:
+                        self.legal = legal = self.legal_actions(value)
+                        texts[i] = heads[i] + legal.text
+                    else:  # (read for the answer, not written)
+                        self.legal = Legal(None, value, None)
                 else:
                     texts[i] = heads[i] + value_text(value)
         bank = time.get("bank")
@@ -154,18 +161,39 @@ class RequestWriter:
         if time_key != self.time_key or len(time) != 2:
             self.time_key, self.time_text = time_key, _dumps(time)
         number = "" if request is None else f'"request":{request},'
+        if only is not None:
+            number += f'"count":{len(self.legal.actions)},'
+        body = ",".join(texts) if self.shown else ",".join(texts[:-1])
         line = (
-            f'{{"type":"act","id":{key},{number}"observation":{{{",".join(texts)}}},'
+            f'{{"type":"act","id":{key},{number}"observation":{{{body}}},'
             f'"time":{self.time_text}}}\n'
         )
         if left:
-            whole = messages.act(key, observation.to_json(), time, request)
+            data = observation.to_json()
+            count = None if only is None else len(data["legal_actions"])
+            whole = messages.act(key, messages.only_fields(data, only), time, request, count)
             expected = json.loads(messages.dumps(whole))
             if json.loads(line) != expected:  # its to_json is its own: use it
                 self.verified[cls] = None
-                return self.line(key, observation, time, request)
+                return self.line(key, observation, time, request, only)
             self.verified[cls] = left - 1
         return line.encode(), self.legal
+
+    def start(self, cls: type, fields: tuple, only: frozenset | None) -> None:
+        """Begin writing observations of ``cls`` (all its fields, or those in ``only``: the
+        legal actions are read then, for the answer, and written last, or not at all)."""
+        self.cls, self.only = cls, only
+        self.shown = only is None or "legal_actions" in only
+        if only is None:
+            names = list(fields)
+        else:
+            names = [n for n in fields if n in only and n != "legal_actions"]
+            names.append("legal_actions")
+        self.values = [_MISSING] * len(names)
+        self.texts = [""] * len(names)
+        self.heads = [_dumps(name) + ":" for name in names]
+        self.legal_at = names.index("legal_actions")
+        self.getter = attrgetter(*names) if len(names) > 1 else _one(names[0])
 
     def value_text(self, value: Any) -> str:
         """The JSON text of a field's value: looked up by identity first, and so are the
@@ -243,17 +271,23 @@ class Legal:
 
     __slots__ = ("texts", "actions", "text")
 
-    def __init__(self, texts: list[str] | None, actions: Any, text: str):
+    def __init__(self, texts: list[str] | None, actions: Any, text: str | None):
         self.texts = texts
         self.actions = actions
-        self.text = text
+        self.text = text  # (None: not written, the compact form without them)
 
-    def index(self, text: str) -> int:
-        """The index of the legal action written ``text`` (ValueError: none)."""
+    def index(self, written: str) -> int:
+        """The index of the legal action written ``written`` (ValueError: none)."""
         texts = self.texts
-        if texts is None:  # sets of cards: "[[],[…],…]"
-            texts = self.texts = ["[" + part + "]" for part in self.text[2:-2].split("],[")]
-        return texts.index(text)
+        if texts is None:
+            if self.text is None:
+                self.text = card_sets_text(self.actions)
+            if self.text is not None:  # sets of cards: "[[],[…],…]"
+                texts = ["[" + part + "]" for part in self.text[2:-2].split("],[")]
+            else:
+                texts = [text(plain(action)) for action in self.actions]
+            self.texts = texts
+        return texts.index(written)
 
 
 def card_sets_text(value: list | tuple) -> str | None:
@@ -273,7 +307,9 @@ def answer_index(message: dict, legal: Legal | list) -> int:
     gave: an action written as arena wrote it is found by its text, without converting the
     legal actions; any other (a set of cards in another order) as ``action_index`` finds it."""
     if type(legal) is Legal:
-        if message.get("type") == "action" and "action" in message:
+        if message.get("type") == "action" and ("action" in message) != ("index" in message):
+            if "index" in message:
+                return messages.index_named(message["index"], len(legal.actions))
             try:
                 return legal.index(_dumps(message["action"]))
             except ValueError:

@@ -22,12 +22,19 @@ int main(void) {
         if (!type) continue;
         long id = json_int(json_value(line, "id")) % GAMES;
         if (!strncmp(type, "\"hello\"", 7)) {
+            /* the compact form (docs/protocol.md): no observation field, the legal actions'
+             * count in each request, answered by an index */
             printf("{\"type\":\"hello\",\"protocol\":1,\"name\":\"random-c\","
-                   "\"games\":[\"twenty-down\",\"how-low-can-you-go\"]}\n");
+                   "\"games\":[\"twenty-down\",\"how-low-can-you-go\"],\"fields\":[]}\n");
         } else if (!strncmp(type, "\"start\"", 7)) {
             const char *seed = json_value(line, "seed");
             state[id] = seed ? strtoull(seed + 1, NULL, 16) : 1; /* its first 16 hex digits */
-        } else if (!strncmp(type, "\"act\"", 5)) {
+        } else if (!strncmp(type, "\"act\"", 5) && json_value(line, "count")) {
+            long n = json_int(json_value(line, "count"));
+            long pick = n ? (long)(next(&state[id]) % (unsigned long long)n) : 0;
+            printf("{\"type\":\"action\",\"request\":%ld,\"index\":%ld}\n",
+                   json_int(json_value(line, "request")), pick);
+        } else if (!strncmp(type, "\"act\"", 5)) { /* (an arena without the compact form) */
             int n = json_elements(json_value(line, "legal_actions"), start, length, 512);
             int pick = n ? (int)(next(&state[id]) % (unsigned long long)n) : 0;
             /* the answer names its request (arena then tells a surplus line from it) */

@@ -21,14 +21,20 @@ function seeded(hex) {
 function answer(message) {
   switch (message.type) {
     case "hello":
+      // The compact form (docs/protocol.md): no observation field is needed to play at random,
+      // so none is asked for; each request then says how many legal actions there are.
       return { type: "hello", protocol: 1, name: "random-js",
-               games: ["twenty-down", "how-low-can-you-go"] };
+               games: ["twenty-down", "how-low-can-you-go"], fields: [] };
     case "start":
       rngs.set(message.id, seeded(message.seed));
       return null;
     case "act": {
       const rng = rngs.get(message.id) || Math.random;
-      const legal = message.observation.legal_actions;
+      if (message.count !== undefined) {  // the compact form: answered by the action's index
+        return { type: "action", request: message.request,
+                 index: Math.floor(rng() * message.count) };
+      }
+      const legal = message.observation.legal_actions;  // (an arena without the compact form)
       return { type: "action", request: message.request,
                action: legal[Math.floor(rng() * legal.length)] };
     }

@@ -261,6 +261,7 @@ class ProgramPool:
         # Whether the messages that are not answered (start, end) wait in the program's queue
         # for the next write (a game worker's host: a batch's lines go in one write).
         self.deferring = False
+        self.fields: frozenset | None = None  # those its hello asked for (the compact form)
 
     def process(self) -> ProgramProcess:
         """The live program, started (and greeted) if there is none."""
@@ -277,6 +278,7 @@ class ProgramPool:
                 process.kill()
                 raise
             self.greeted = process
+            self.fields = messages.fields_wanted(answer)
             if self.hello is None:
                 self.hello = answer
         return process
@@ -389,7 +391,7 @@ class ProgramPlayer:
 
     def act(self, observation):
         request = self.pool.next_request()
-        line, legal = self.writer.line(self.id, observation, self.time(), request)
+        line, legal = self.writer.line(self.id, observation, self.time(), request, self.pool.fields)
         answer = self._ask(line)
         try:
             messages.answer_for(answer, self.id, request)
@@ -405,7 +407,7 @@ class ProgramPlayer:
             self.pool.close()
             raise ProgramFault("crash", f"it wrote {exc}") from None
         except ValueError:
-            return IllegalAnswer(answer.get("action"))
+            return IllegalAnswer(messages.named(answer))
         return observation.legal_actions[index]
 
     def end(self, result) -> None:

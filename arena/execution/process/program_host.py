@@ -123,7 +123,9 @@ class ProgramHost(Host):
                 self.restart()
                 continue
             request = self.pool.next_request()
-            line, legal = player.writer.line(player.id, observation, player.time(), request)
+            line, legal = player.writer.line(
+                player.id, observation, player.time(), request, self.pool.fields
+            )
             process.queued += line
             entry = _Pending(
                 len(self.codes), self.started, player, observation, legal, limit, request, process
@@ -238,7 +240,7 @@ class ProgramHost(Host):
         except ValueError:
             return (
                 "illegal",
-                f"{IllegalAnswer(answer.get('action'))!r} is not a legal action",
+                f"{IllegalAnswer(messages.named(answer))!r} is not a legal action",
                 seconds,
             )
         if seconds > entry.limit:
