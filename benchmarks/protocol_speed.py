@@ -1,13 +1,16 @@
 """Decisions per second of a bot program (JSON lines) against the Python bot it copies, under
 ``--isolation process``: the Node.js random bot of ``examples/protocol`` against ``random``.
 
+``random-js`` speaks the compact form of the protocol (it asks for no observation field, and
+answers by index); ``random-js-whole``, the same program, gets every request whole (its
+manifest's setting ``compact = false``), as a bot that reads the observation does.
 Also measured: the same Python ``random`` bot run as a program through ``arena.protocol``
 (``random-py``), to judge one protocol for every out-of-process bot, Python ones too.
 
 Every seat of every game is the measured bot (so every decision is one of its), the games are
 played by ``arena``'s process backend with ``--jobs`` workers, and the figures are printed:
 
-    python benchmarks/protocol_speed.py [--games 400] [--jobs 2] [--game twenty-down]
+    python benchmarks/protocol_speed.py [--games 400] [--jobs 2] [--game twenty-down] [--skip-py]
                                         [--isolation process|shared|both]
 
 Each line gives the decisions per second of wall-clock time and the CPU time of every process
@@ -79,12 +82,18 @@ def main() -> None:
     parser.add_argument("--game", default="twenty-down")
     parser.add_argument("--bot", default="random-js", help="the program bot measured")
     parser.add_argument("--isolation", choices=("process", "shared", "both"), default="both")
+    parser.add_argument("--skip-py", action="store_true", help="do not measure random-py")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         random_py = Path(folder) / "random-py.toml"
         random_py.write_text(
             'name = "random-py"\ncommand = ["{python}", "-m", "arena.protocol", '
             f'"{RANDOM_BOT}:RandomBot"]\n'
+        )
+        (Path(folder) / "random-js-whole.toml").write_text(
+            'name = "random-js-whole"\n'
+            f'command = ["node", "{EXAMPLES / "random.js"}"]\n'
+            "[settings]\ncompact = false\n"
         )
         registry = load_registry([EXAMPLES, Path(folder)], entry_points=False)
         measure(registry, args)
@@ -94,7 +103,7 @@ def measure(registry, args) -> None:
     modes = ("process", "shared") if args.isolation == "both" else (args.isolation,)
     for isolation in modes:
         rates = {}
-        for bot in ("random", args.bot, "random-py"):
+        for bot in ("random", args.bot, "random-js-whole", "random-py")[: 4 - args.skip_py]:
             rate, decisions, cpu = measured(
                 registry, args.game, bot, args.games, isolation, args.jobs
             )
@@ -106,7 +115,9 @@ def measure(registry, args) -> None:
         ratio = rates[args.bot] / rates["random"]
         goal = " (goal: >= 0.5)" if isolation == "process" else ""
         print(f"  {args.bot} / random = {ratio:.2f}{goal}")
-        print(f"  random-py / random = {rates['random-py'] / rates['random']:.2f}")
+        print(f"  random-js-whole / random = {rates['random-js-whole'] / rates['random']:.2f}")
+        if "random-py" in rates:
+            print(f"  random-py / random = {rates['random-py'] / rates['random']:.2f}")
 
 
 if __name__ == "__main__":

@@ -74,6 +74,9 @@ SH = {
 JS = {
     "garbage": "'this is not JSON'",
     "illegal": '\'{"type":"action","action":"XX"}\'',
+    # an answer by index (docs/protocol.md, the compact form) out of range; one naming both
+    "index-out": '\'{"type":"action","index":99}\'',
+    "both": "JSON.stringify({type: 'action', index: 0, action: m.observation.legal_actions[0]})",
     "huge": "'x'.repeat(10000000)",  # a line of 10 MB
     "nested": "'['.repeat(100000)",  # JSON's parser gives up (RecursionError), well under 1 MB
     # a legal answer, and the same again 10 ms later, when its request's batch has been read
@@ -134,6 +137,8 @@ EXPECTED = {
     "parent": ({"crash"}, "its program ended (exit code"),
     "garbage": ({"crash"}, "it wrote not JSON: 'this is not JSON'"),
     "illegal": ({"illegal"}, '"XX" is not a legal action'),
+    "index-out": ({"illegal"}, '"index 99" is not a legal action'),
+    "both": ({"crash"}, "it wrote an action naming neither an action nor an index, or both"),
     # (a surplus that comes while the next answer is awaited is read as that answer, unless
     # the answers name their request)
     "surplus": ({"crash", "illegal"}, ""),

@@ -284,9 +284,15 @@ def test_a_program_is_a_new_version_when_its_manifest_or_a_source_changes(tmp_pa
     assert fingerprint() not in (first, second)
 
 
+# (the compact form: no field, or some, and a name that is no field)
+COMPACT = [None, frozenset(), frozenset({"hand", "legal_actions", "no-such-field"})]
+
+
+@pytest.mark.parametrize("only", COMPACT, ids=["whole", "no-field", "some-fields"])
 @pytest.mark.parametrize("game_name, variant", [("twenty-down", None), ("twenty-down", "brostedt"),
+                                                ("how-low-can-you-go", None),
                                                 ("how-low-can-you-go", "whalen")])  # fmt: skip
-def test_the_fast_request_lines_are_exactly_the_observations_to_json(game_name, variant):
+def test_the_fast_request_lines_are_exactly_the_observations_to_json(game_name, variant, only):
     from arena.protocol.requests import CHECKS, RequestWriter, TextMemo, answer_index
 
     game = load_registry(bots_dir=[], entry_points=False).games[game_name].cls(variant=variant)
@@ -301,14 +307,18 @@ def test_the_fast_request_lines_are_exactly_the_observations_to_json(game_name, 
         while (player := state.current_player()) >= 0:
             observation = state.observation(player)
             line, legal = writers.setdefault(player, RequestWriter(verified, memo)).line(
-                7, observation, time, count
+                7, observation, time, count, only
             )
-            expected = messages.act(7, observation.to_json(), time, count)
-            expected = json.loads(messages.dumps(expected))
-            assert json.loads(line) == expected
-            listed = expected["observation"]["legal_actions"]
+            whole = observation.to_json()
+            listed = whole["legal_actions"]
+            shown = messages.only_fields(whole, only)
+            expected = messages.act(7, shown, time, count, None if only is None else len(listed))
+            assert json.loads(line) == json.loads(messages.dumps(expected))
+            assert list(json.loads(line)["observation"]) == list(shown)  # (in order)
             found = [answer_index({"type": "action", "action": a}, legal) for a in listed]
             assert found == list(range(len(listed)))  # (each found by its text)
+            by_index = [answer_index({"type": "action", "index": i}, legal) for i in found]
+            assert by_index == found
             state.apply_legal(chooser.randrange(len(state.legal_actions())))
             count += 1
     assert count > CHECKS and list(verified.values()) == [0]  # the fast way, after its checks
@@ -376,6 +386,48 @@ def test_request_text_is_what_json_dumps_writes(value):
     from arena.protocol.requests import text
 
     assert text(value) == json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 51), max_size=5, unique=True), min_size=1, max_size=30))
+def test_a_list_of_card_sets_is_written_as_json_dumps_writes_it(sets):
+    from arena.cards import CARDS
+    from arena.protocol.requests import Legal, card_sets_text
+
+    value = [tuple(CARDS[c] for c in cards) for cards in sets]
+    names = [[CARDS[c].ascii for c in cards] for cards in sets]
+    assert card_sets_text(value) == json.dumps(names, separators=(",", ":"))
+    legal = Legal(None, value, None)  # (the compact form: not written, an answer still found)
+    for index, cards in enumerate(names):
+        assert legal.index(json.dumps(cards, separators=(",", ":"))) == names.index(cards)
+    # not sets of cards: suits, numbers, words are not written as cards
+    from arena.cards import SUITS
+
+    assert card_sets_text([tuple(SUITS[:2])]) is None
+    assert card_sets_text([(1, 2)]) is None
+    assert card_sets_text([value[0], "redraw"]) is None
+
+
+def test_an_answer_by_index_must_name_one_legal_action_and_nothing_else():
+    legal = [["QH"], ["7S"], []]
+    assert messages.action_index({"type": "action", "index": 2}, legal) == 2
+    for wrong in (3, -1, True, 1.0, "1", None):
+        with pytest.raises(ValueError):  # an illegal answer
+            messages.action_index({"type": "action", "index": wrong}, legal)
+    for both_or_neither in ({"type": "action", "index": 0, "action": ["QH"]}, {"type": "action"}):
+        with pytest.raises(messages.ProtocolError, match="neither an action nor an index"):
+            messages.action_index(both_or_neither, legal)
+
+
+def test_a_hello_asks_for_the_compact_form_with_a_list_of_field_names():
+    hello = {"type": "hello", "protocol": 1, "name": "c", "games": []}
+    assert messages.check_hello({**hello, "fields": []}) == []
+    assert messages.fields_wanted({**hello, "fields": ["hand"]}) == {"hand"}
+    assert messages.fields_wanted(hello) is None  # the whole observation
+    for wrong in ("hand", [1], {"hand": True}):
+        assert messages.check_hello({**hello, "fields": wrong}) == [
+            "hello's fields is not a list of observation field names"
+        ]
 
 
 def test_an_answer_naming_another_request_is_a_message_nobody_asked_for():

@@ -181,13 +181,15 @@ class RequestWriter:
 
     def start(self, cls: type, fields: tuple, only: frozenset | None) -> None:
         """Begin writing observations of ``cls`` (all its fields, or those in ``only``: the
-        legal actions are read then, for the answer, and written last, or not at all)."""
+        legal actions are read then, for the answer, if not written: last, and left out)."""
         self.cls, self.only = cls, only
         self.shown = only is None or "legal_actions" in only
         if only is None:
             names = list(fields)
+        elif self.shown:
+            names = [name for name in fields if name in only]
         else:
-            names = [n for n in fields if n in only and n != "legal_actions"]
+            names = [name for name in fields if name in only]
             names.append("legal_actions")
         self.values = [_MISSING] * len(names)
         self.texts = [""] * len(names)
@@ -299,7 +301,7 @@ def card_sets_text(value: list | tuple) -> str | None:
     if set(map(type, value)) != _TUPLE or not set(map(type, _flat(value))) <= _CARD:
         return None
     skeleton = _SET_SEPARATOR.join(map(bytes, value)).decode("latin-1")
-    return "[[" + skeleton.translate(_SETS_TABLE).replace("[,", "[") + "]]"
+    return ("[[" + skeleton.translate(_SETS_TABLE) + "]]").replace("[,", "[")
 
 
 def answer_index(message: dict, legal: Legal | list) -> int:

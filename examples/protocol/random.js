@@ -20,11 +20,15 @@ function seeded(hex) {
 
 function answer(message) {
   switch (message.type) {
-    case "hello":
+    case "hello": {
+      const hello = { type: "hello", protocol: 1, name: "random-js",
+                      games: ["twenty-down", "how-low-can-you-go"] };
       // The compact form (docs/protocol.md): no observation field is needed to play at random,
-      // so none is asked for; each request then says how many legal actions there are.
-      return { type: "hello", protocol: 1, name: "random-js",
-               games: ["twenty-down", "how-low-can-you-go"], fields: [] };
+      // so none is asked for; each request then says how many legal actions there are. (The
+      // manifest's setting compact = false asks for whole requests: benchmarks/protocol_speed.py.)
+      if (!(message.settings && message.settings.compact === false)) hello.fields = [];
+      return hello;
+    }
     case "start":
       rngs.set(message.id, seeded(message.seed));
       return null;
