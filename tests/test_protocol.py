@@ -398,7 +398,7 @@ def test_a_list_of_card_sets_is_written_as_json_dumps_writes_it(sets):
     names = [[CARDS[c].ascii for c in cards] for cards in sets]
     assert card_sets_text(value) == json.dumps(names, separators=(",", ":"))
     legal = Legal(None, value, None)  # (the compact form: not written, an answer still found)
-    for index, cards in enumerate(names):
+    for cards in names:
         assert legal.index(json.dumps(cards, separators=(",", ":"))) == names.index(cards)
     # not sets of cards: suits, numbers, words are not written as cards
     from arena.cards import SUITS
