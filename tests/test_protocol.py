@@ -264,6 +264,34 @@ def test_check_bot_reports_each_breach_in_a_line_and_fails(tmp_path):
     assert "Traceback" not in proc.stdout + proc.stderr
 
 
+def test_check_bot_reports_the_compact_forms_breaches(tmp_path):
+    program = tmp_path / "compact.py"
+    program.write_text(
+        textwrap.dedent("""
+        import json, sys
+        for line in sys.stdin:
+            message = json.loads(line)
+            if message["type"] == "hello":
+                print(json.dumps({"type": "hello", "protocol": 1, "name": "compact",
+                                  "games": ["twenty-down"], "fields": ["hand", "nonsense"]}),
+                      flush=True)
+            elif message["type"] == "act":
+                assert list(message["observation"]) == ["hand"], message
+                both = {"index": 0, "action": "x"} if message["request"] == 2 else {}
+                print(json.dumps({"type": "action", "request": message["request"],
+                                  "index": message["count"] - 1, **both}), flush=True)
+    """)
+    )
+    proc = arena_process("check-bot", "--games", "1", "--sandbox", "none", "--", sys.executable,
+                         program)  # fmt: skip
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    problems = [line for line in proc.stdout.splitlines() if line.startswith("problem: ")]
+    assert any("fields ['nonsense'] are no observation field" in p for p in problems), problems
+    assert any("names neither an action nor an index, or both" in p for p in problems), problems
+    assert len(problems) == 3, problems  # (and the fault of the answer with both)
+    assert "Traceback" not in proc.stdout + proc.stderr
+
+
 def test_a_program_is_a_new_version_when_its_manifest_or_a_source_changes(tmp_path):
     from arena.tournament.versions import identify
 
