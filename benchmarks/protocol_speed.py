@@ -109,7 +109,7 @@ def measure(registry, args) -> None:
             )
             rates[bot] = rate
             print(
-                f"{args.game} --isolation {isolation:<7} {bot:<10} {decisions:>8,} decisions"
+                f"{args.game} --isolation {isolation:<7} {bot:<15} {decisions:>8,} decisions"
                 f" {rate:>10,.0f} decisions/s {cpu * 1e6:>7.1f} µs CPU each"
             )
         ratio = rates[args.bot] / rates["random"]
