@@ -293,15 +293,16 @@ def _chance_events(compact: list) -> list[dict]:
     return events
 
 
-def replay_stored(blob: bytes, games: dict[str, type[Game]]) -> tuple[State, dict, list[float]]:
+def replay_stored(
+    blob: bytes, games: dict[str, type[Game]], made: dict | None = None
+) -> tuple[State, dict, list[float]]:
     """The final state of a stored game, replayed through its engine, with the record's header
     and decision times (seconds): ``expand`` without building the record, for a caller that
-    writes it another way (``arena.games.record_text``)."""
+    writes it another way (``arena.games.record_text``). ``made``: a dict in which to keep the
+    game objects made, for a caller replaying many records (a game object is never changed)."""
     header, indices, times = unpack(blob)
     try:
-        game = games[header["game"]](
-            players=header["players"], variant=header["variant"], **header["params"]
-        )
+        game = _game(header, games, made)
     except KeyError:
         raise RecordError(
             f"the stored record names an unknown game {header.get('game')!r}"
@@ -332,6 +333,22 @@ def replay_stored(blob: bytes, games: dict[str, type[Game]]) -> tuple[State, dic
     if isinstance(state.chance, _StoredChance) and state.chance.left_over():
         raise RecordError("stored record: chance data left over after the last decision")
     return state, header, times
+
+
+def _game(header: dict, games: dict[str, type[Game]], made: dict | None) -> Game:
+    if made is None:
+        return games[header["game"]](
+            players=header["players"], variant=header["variant"], **header["params"]
+        )
+    params = header["params"]
+    try:
+        key = (header["game"], header["players"], header["variant"], *params, *params.values())
+        game = made.get(key)
+    except (TypeError, AttributeError):  # (not a game's header: as without ``made``)
+        return _game(header, games, None)
+    if game is None:
+        game = made[key] = _game(header, games, None)
+    return game
 
 
 def decision_ms(seconds: float) -> float:

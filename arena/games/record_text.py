@@ -48,6 +48,7 @@ class RecordText:
         self._action_tables: dict[str, tuple[list[list[str]], list[str], dict]] = {}
         self._bots: dict[tuple, str] = {}
         self._times = _TimeTexts()
+        self.games_made: dict = {}  # ``replay_stored``'s game objects, for an export's records
 
     def _start(self, game: Game) -> str:
         """``'{"format": ..., "params": {...}, "seed": '``: the same for every game of ``game``."""
