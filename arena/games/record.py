@@ -280,6 +280,11 @@ class _StoredChance(Chance):
     def copy(self) -> Chance:
         raise RecordError("a state replayed from a stored record cannot be copied")
 
+    def drawn_cards(self) -> bytes:
+        """The card orders served so far, one byte a card: those of the log, one after another
+        (``arena.games.record_text`` writes their text from these)."""
+        return self._cards[: self._at]
+
     def left_over(self) -> bool:
         return bool(self._numbers) or self._at != len(self._cards)
 

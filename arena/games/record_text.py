@@ -25,13 +25,17 @@ _RANK_BYTES = bytes.maketrans(bytes(range(len(ASCII_NAMES))), "".join(ASCII_NAME
 _SUIT_BYTES = bytes.maketrans(bytes(range(len(ASCII_NAMES))), "".join(ASCII_NAMES)[1::2].encode())
 
 
-def _order(cards) -> str:
-    """``json.dumps([card.ascii for card in cards])``: ``cards`` are ``Card``s."""
-    raw = bytes(cards)
+def _names(raw: bytes) -> str:
+    """``'"XY", '`` for each card of ``raw`` (card numbers), one after another."""
     out = bytearray(b'"XY", ' * len(raw))
     out[1::6] = raw.translate(_RANK_BYTES)
     out[2::6] = raw.translate(_SUIT_BYTES)
-    return f"[{out[:-2].decode()}]"
+    return out.decode()
+
+
+def _order(cards) -> str:
+    """``json.dumps([card.ascii for card in cards])``: ``cards`` are ``Card``s."""
+    return f"[{_names(bytes(cards))[:-2]}]"
 
 
 def _dumps(value) -> str:
@@ -59,9 +63,22 @@ class RecordText:
             start = self._starts[key] = f'{text[:-1]}, "seed": '
         return start
 
-    def _chance(self, log: list) -> str:
+    def _chance(self, chance) -> str:
+        """The chance log's text. A record replayed from storage (``drawn_cards``) has every card
+        order's bytes in one string, in log order: their texts are slices of one translation."""
+        drawn = getattr(chance, "drawn_cards", None)
+        if drawn is not None:
+            text = self._chance_text(chance.log, _names(drawn()))
+            if text is not None:
+                return text
+        return self._chance_text(chance.log, None)
+
+    def _chance_text(self, log: list, names: str | None) -> str | None:
+        """The text of ``log``, its card orders sliced from ``names`` (None: if the orders are
+        not those names, one after another), or made one by one (``names`` None)."""
         events = self._events
         parts = []
+        at = 0
         for key, value in log:
             head = events.get(key)
             if head is None:
@@ -69,11 +86,18 @@ class RecordText:
             kind = type(value)
             # (a tuple is a card order, as Chance.shuffled logs one: its first card tells)
             if kind is tuple and value and type(value[0]) is Card:
-                parts.append(f"{head}{_order(value)}}}")
+                if names is None:
+                    parts.append(f"{head}{_order(value)}}}")
+                else:
+                    end = at + 6 * len(value)
+                    parts.append(f"{head}[{names[at : end - 2]}]}}")
+                    at = end
             elif kind is int:
                 parts.append(f"{head}{value}}}")
             else:
                 parts.append(f"{head}{_dumps(to_plain(value))}}}")
+        if names is not None and at != len(names):
+            return None
         return f"[{', '.join(parts)}]"
 
     def _tables(self, game: Game) -> tuple[list[list[str]], list[str], dict]:
@@ -122,7 +146,7 @@ class RecordText:
             self._start(state.game),
             _dumps(state.chance.seed),
             ', "chance": ',
-            self._chance(state.chance.log),
+            self._chance(state.chance),
             ', "actions": ',
             self._actions(state.history, state.game),
         ]
