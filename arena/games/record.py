@@ -19,6 +19,7 @@ from __future__ import annotations
 import array
 import json
 import struct
+import sys
 import zlib
 from collections import deque
 from collections.abc import Sequence
@@ -178,8 +179,28 @@ def _times_v2(high: bytes, low: bytes) -> list[float]:
     return list(struct.unpack(f"<{n}e", halves))
 
 
-def unpack(blob: bytes) -> tuple[dict, array.array, list[float]]:
-    """Header, decision indices and decision times (seconds) of a compact record.
+def _half_codes(high: bytes, low: bytes) -> array.array:
+    """The stored decision times as 16-bit codes (``high << 8 | low``, the low byte as stored):
+    a code names one time (``time_of_code``), so a writer can look its text up by the code."""
+    halves = bytearray(2 * len(high))
+    halves[1::2] = high
+    halves[0::2] = low
+    codes = array.array("H", halves)
+    if sys.byteorder == "big":
+        codes.byteswap()
+    return codes
+
+
+def time_of_code(code: int) -> float:
+    """The decision time (seconds) a code of ``_half_codes`` names, as ``_times_v2`` reads it."""
+    if not code:
+        return 0.0
+    return struct.unpack("<e", bytes(((code & 0xFF) | _LOW_MIDDLE, code >> 8)))[0]
+
+
+def unpack(blob: bytes, codes: bool = False) -> tuple[dict, array.array, list[float]]:
+    """Header, decision indices and decision times (seconds) of a compact record. ``codes``: the
+    times of a format-2 record as the codes of ``_half_codes`` instead (an ``array``).
 
     Format 2: ``header["card_bytes"]`` holds the card orders (one byte a card, in draw order);
     format 1: ``header["chance"]`` lists ``[name, value]`` with card orders as hex strings.
@@ -212,7 +233,7 @@ def unpack(blob: bytes) -> tuple[dict, array.array, list[float]]:
             high, low = body[end : end + n], body[end + n : end + 2 * n]
             if len(high) != n or len(low) != n or len(header["card_bytes"]) != count:
                 raise ValueError("it ends early")
-            times = _times_v2(high, low)
+            times = _half_codes(high, low) if codes else _times_v2(high, low)
         else:
             units = array.array("H")
             units.frombytes(body[end : end + 2 * n])
@@ -299,13 +320,14 @@ def _chance_events(compact: list) -> list[dict]:
 
 
 def replay_stored(
-    blob: bytes, games: dict[str, type[Game]], made: dict | None = None
+    blob: bytes, games: dict[str, type[Game]], made: dict | None = None, codes: bool = False
 ) -> tuple[State, dict, list[float]]:
     """The final state of a stored game, replayed through its engine, with the record's header
-    and decision times (seconds): ``expand`` without building the record, for a caller that
-    writes it another way (``arena.games.record_text``). ``made``: a dict in which to keep the
-    game objects made, for a caller replaying many records (a game object is never changed)."""
-    header, indices, times = unpack(blob)
+    and decision times (seconds; with ``codes``, as ``unpack`` gives them): ``expand`` without
+    building the record, for a caller that writes it another way (``arena.games.record_text``).
+    ``made``: a dict in which to keep the game objects made, for a caller replaying many records
+    (a game object is never changed)."""
+    header, indices, times = unpack(blob, codes)
     try:
         game = _game(header, games, made)
     except KeyError:

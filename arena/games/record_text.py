@@ -13,10 +13,11 @@ type, a chance value that is neither a card order nor a number) goes through ``j
 from __future__ import annotations
 
 import json
+from array import array
 
 from arena.cards import ASCII_NAMES, Card
 from arena.games.base import RECORD_FORMAT, Game, State, to_plain
-from arena.games.record import decision_ms
+from arena.games.record import decision_ms, time_of_code
 
 _CARD_TEXT: tuple[str, ...] = tuple(f'"{name}"' for name in ASCII_NAMES)
 # A card order's text is ``"XY", `` a card: made with C-level byte slices (``_order``).
@@ -52,6 +53,7 @@ class RecordText:
         self._action_tables: dict[str, tuple[list[list[str]], list[str], dict]] = {}
         self._bots: dict[tuple, str] = {}
         self._times = _TimeTexts()
+        self._codes = _CodeTexts()
         self.games_made: dict = {}  # ``replay_stored``'s game objects, for an export's records
 
     def _start(self, game: Game) -> str:
@@ -158,7 +160,9 @@ class RecordText:
             ', "faults": ',
             _dumps(header["faults"]) if header["faults"] else "[]",
             ', "decision_ms": [',
-            ", ".join(map(self._times.__getitem__, times)),
+            ", ".join(
+                map((self._codes if type(times) is array else self._times).__getitem__, times)
+            ),
             "]",
         )
         if "time_bank" in header:
@@ -172,4 +176,12 @@ class _TimeTexts(dict):
 
     def __missing__(self, seconds: float) -> str:
         text = self[seconds] = _dumps(decision_ms(seconds))
+        return text
+
+
+class _CodeTexts(dict):
+    """A stored time's code (``arena.games.record.unpack(codes=True)``) -> its text in a record."""
+
+    def __missing__(self, code: int) -> str:
+        text = self[code] = _dumps(decision_ms(time_of_code(code)))
         return text

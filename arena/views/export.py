@@ -98,7 +98,7 @@ def _block(
             out.append(_line(zlib.decompress(packed).decode(), facts))
             continue
         try:
-            state, header, times = replay_stored(blob, games, writer.games_made)
+            state, header, times = replay_stored(blob, games, writer.games_made, codes=True)
         except RecordError as exc:
             counts.damaged += 1
             counts.first_damage = counts.first_damage or f"game {info['id']}: {exc}"
