@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from array import array
+from json.encoder import encode_basestring  # (json.dumps of a str, ensure_ascii=False)
 
 from arena.cards import ASCII_NAMES, Card
 from arena.games.base import RECORD_FORMAT, Game, State, to_plain
@@ -153,7 +154,7 @@ class RecordText:
             self._actions(state.history, state.game),
         ]
         if state.is_terminal():
-            parts += ', "result": ', _dumps(state.result().to_json())
+            parts += ', "result": ', _result(state.result())
         parts += (
             ', "bots": ',
             self._bots_text(header["bots"]),
@@ -169,6 +170,17 @@ class RecordText:
             parts += ', "time_bank": ', _dumps(header["time_bank"])
         parts.append("}")
         return "".join(parts)
+
+
+def _result(result) -> str:
+    """``json.dumps(result.to_json(), ensure_ascii=False)``, written out for int scores."""
+    scores, ranks = result.scores, result.ranks
+    if set(map(type, (*scores, *ranks))) - {int} or type(result.better) is not str:
+        return _dumps(result.to_json())
+    return (
+        f'{{"scores": [{", ".join(map(str, scores))}], "ranks": [{", ".join(map(str, ranks))}], '
+        f'"better": {encode_basestring(result.better)}}}'
+    )
 
 
 class _TimeTexts(dict):
