@@ -12,9 +12,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.games.base import RecordError
-from arena.games.record import expand, pack, replay_stored
+from arena.games.record import (
+    _LOW_MASK,
+    _half_codes,
+    _times_v2,
+    expand,
+    pack,
+    replay_stored,
+    time_of_code,
+)
 from arena.games.record_text import RecordText
 from arena.plugins.builtin import BUILTIN_GAMES
+from arena.views.export import _facts
+from arena.views.replay import stored_facts
 
 GAMES = {g.name: g for g in BUILTIN_GAMES}
 
@@ -59,10 +69,12 @@ def test_the_fast_text_is_the_json_of_the_expanded_record(table, seed, rng):
     replayed = expand(blob, GAMES)  # through the engine's replay path (How Low: apply_stored)
     assert {key: replayed[key] for key in played.record()} == played.record()
     writer = RecordText()
+    expected = json.dumps(expand(blob, GAMES), ensure_ascii=False)
     for _ in range(2):  # the second time from the texts the writer keeps
-        assert writer.text(*replay_stored(blob, GAMES)) == json.dumps(
-            expand(blob, GAMES), ensure_ascii=False
-        )
+        assert writer.text(*replay_stored(blob, GAMES)) == expected
+        # as arena export replays: the game objects kept, the times as their stored codes
+        exported = replay_stored(blob, GAMES, writer.games_made, codes=True)
+        assert writer.text(*exported) == expected
 
 
 def test_one_writer_serves_both_games_in_turn():
@@ -90,3 +102,37 @@ def test_an_index_with_no_action_is_a_record_error_naming_the_decision(name):
     blob = pack(state, ("a",) * state.game.players, [], bad, [0.0] * len(bad))
     with pytest.raises(RecordError, match="decision 4 has no action 200"):
         replay_stored(blob, GAMES)
+
+
+def test_every_stored_time_code_reads_as_the_time_unpack_gives():
+    codes = range(1 << 16)
+    high = bytes(code >> 8 for code in codes)
+    low = bytes(code & 0xFF for code in codes).translate(_LOW_MASK)  # (as pack stores them)
+    times = _times_v2(high, low)
+    read = [time_of_code(code) for code in _half_codes(high, low)]
+    assert [repr(t) for t in read] == [repr(t) for t in times]  # (NaN included)
+    assert read[0] == 0.0 and read[0x3C00] != 1.0  # (a time keeps the middle of its low bits)
+
+
+SEATS = st.lists(
+    st.fixed_dictionaries(
+        {
+            "score": st.one_of(st.integers(-(10**6), 10**6), st.floats(allow_nan=True)),
+            "rank": st.integers(1, 10),
+            "forfeit": st.sampled_from([0, 1, True, False]),
+        }
+    ),
+    max_size=10,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(1, 10**9),
+    st.one_of(st.integers(1, 10**6), st.none()),
+    st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(0, 2**40)),
+    SEATS,
+)
+def test_the_facts_of_a_line_are_their_json(game_id, run_id, finished, seats):
+    info = {"id": game_id, "run_id": run_id, "finished": finished, "seats": seats}
+    assert _facts(info) == json.dumps(stored_facts(info), ensure_ascii=False)
