@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+import zlib
 
 import pytest
 from hypothesis import given, settings
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 from arena.games.base import RecordError
 from arena.games.record import (
     _LOW_MASK,
+    ZDICT,
     _half_codes,
     _times_v2,
     expand,
@@ -136,3 +138,38 @@ SEATS = st.lists(
 def test_the_facts_of_a_line_are_their_json(game_id, run_id, finished, seats):
     info = {"id": game_id, "run_id": run_id, "finished": finished, "seats": seats}
     assert _facts(info) == json.dumps(stored_facts(info), ensure_ascii=False)
+
+
+def _with_cards(blob: bytes, change) -> bytes:
+    """``blob`` with its stored card orders changed by ``change(bytearray)``."""
+    decompressor = zlib.decompressobj(zdict=ZDICT)
+    body = bytearray(decompressor.decompress(blob) + decompressor.flush())
+    size = int.from_bytes(body[:4], "little")
+    count = json.loads(body[4 : 4 + size])["cards"]
+    cards = body[4 + size : 4 + size + count]
+    change(cards)
+    body[4 + size : 4 + size + count] = cards
+    compressor = zlib.compressobj(zdict=ZDICT)
+    return compressor.compress(bytes(body)) + compressor.flush()
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("how", ["twice", "outside", "not a card"])
+@pytest.mark.parametrize(
+    "name, kwargs", [("twenty-down", {}), ("how-low-can-you-go", {"players": 3})]
+)
+def test_a_stored_card_order_that_is_not_an_order_of_the_pack_is_refused(name, kwargs, how, seed):
+    rng = random.Random(seed)
+    _, blob = _stored(name, kwargs, seed, rng)
+
+    def change(cards: bytearray) -> None:
+        at = rng.randrange(len(cards))
+        if how == "twice":
+            cards[at] = cards[at - 1 if at else 1]
+        elif how == "outside" and name == "twenty-down":
+            cards[at] = 0  # the two of clubs: not in a piquet pack
+        else:
+            cards[at] = 200
+
+    with pytest.raises(RecordError, match="stored record"):
+        replay_stored(_with_cards(blob, change), GAMES)

@@ -262,7 +262,8 @@ class _StoredChance(Chance):
         self._numbers = deque(numbers)
         self._cards = cards
         self._at = 0
-        self._pack = ((), b"")  # the last tuple of cards shuffled, and its cards sorted
+        # the last tuple of cards shuffled, its cards sorted and whether they are all different
+        self._pack = ((), (b"", True))
 
     def shuffled(self, key, cards):
         n = len(cards)
@@ -272,13 +273,19 @@ class _StoredChance(Chance):
             raise RecordError(f"stored record: no card order for chance event {key!r}")
         self._at = at + n
         if cards is self._pack[0]:  # every deal shuffles the game's one tuple of its pack
-            expected = self._pack[1]
+            expected, distinct = self._pack[1]
         else:
             expected = bytes(sorted(cards))
+            distinct = len(set(expected)) == n
             if type(cards) is tuple:
-                self._pack = (cards, expected)
-        # (an order of the cards asked for: so every byte names a card)
-        if bytes(sorted(chunk)) != expected:
+                self._pack = (cards, (expected, distinct))
+        # (an order of the cards asked for: so every byte names a card). Of n different cards:
+        # n bytes, each one of them, and each of them among the bytes.
+        if (
+            chunk.translate(None, expected) or expected.translate(None, chunk)
+            if distinct
+            else bytes(sorted(chunk)) != expected
+        ):
             raise RecordError(f"stored record: chance event {key!r} is not an order of its cards")
         try:
             order = itemgetter(*chunk)(CARDS) if n > 1 else tuple([CARDS[b] for b in chunk])
