@@ -35,6 +35,10 @@ def _names(raw: bytes) -> str:
     return out.decode()
 
 
+# How Low's discards are 23,478 sets of cards (at each seat): the texts kept stop at this many.
+_MAX_TEXTS = 200_000
+
+
 def _order(cards) -> str:
     """``json.dumps([card.ascii for card in cards])``: ``cards`` are ``Card``s."""
     return f"[{_names(bytes(cards))[:-2]}]"
@@ -51,7 +55,7 @@ class RecordText:
         self._starts: dict[tuple, str] = {}
         self._events: dict[str, str] = {}
         # game name -> the texts of actions (``_tables``)
-        self._action_tables: dict[str, tuple[list[list[str]], list[str], dict]] = {}
+        self._action_tables: dict[str, tuple[list[list[str]], list[str], dict, list[dict]]] = {}
         self._bots: dict[tuple, str] = {}
         self._times = _TimeTexts()
         self._codes = _CodeTexts()
@@ -103,21 +107,23 @@ class RecordText:
             return None
         return f"[{', '.join(parts)}]"
 
-    def _tables(self, game: Game) -> tuple[list[list[str]], list[str], dict]:
+    def _tables(self, game: Game) -> tuple[list[list[str]], list[str], dict, list[dict]]:
         """Per seat the texts of playing each card (by the card's number) and the start of any
-        other action, ``'[seat, '``; and the texts of the other actions (one game's are of one
-        shape: a Twenty Down trump is a Suit, which can equal a card's number)."""
+        other action, ``'[seat, '``; the texts of the other actions (one game's are of one
+        shape: a Twenty Down trump is a Suit, which can equal a card's number); and per seat
+        the texts of its moves of other actions seen so far."""
         tables = self._action_tables.get(game.name)
         if tables is None:
-            tables = self._action_tables[game.name] = ([], [], {})
-        cards, seats, _ = tables
+            tables = self._action_tables[game.name] = ([], [], {}, [])
+        cards, seats, _, moves = tables
         while len(cards) < game.players:
             seats.append(f"[{len(cards)}, ")
             cards.append([f"{seats[-1]}{text}]" for text in _CARD_TEXT])
+            moves.append({})
         return tables
 
     def _actions(self, history: list, game: Game) -> str:
-        cards, seats, known = self._tables(game)
+        cards, seats, known, moves = self._tables(game)
 
         def other(seat: int, action) -> str:
             try:
@@ -129,10 +135,20 @@ class RecordText:
                     text = _order(action)
                 else:
                     text = _dumps(to_plain(action))
-                known[action] = text
-            return f"{seats[seat]}{text}]"
+                if len(known) < _MAX_TEXTS:
+                    known[action] = text
+            move = f"{seats[seat]}{text}]"
+            if len(moves[seat]) < _MAX_TEXTS:
+                moves[seat][action] = move
+            return move
 
-        parts = [cards[s][a] if type(a) is Card else other(s, a) for s, a in history]
+        try:  # (a move seen before at its seat: looked up without a call)
+            parts = [
+                cards[s][a] if type(a) is Card else moves[s].get(a) or other(s, a)
+                for s, a in history
+            ]
+        except TypeError:  # an unhashable action
+            parts = [cards[s][a] if type(a) is Card else other(s, a) for s, a in history]
         return f"[{', '.join(parts)}]"
 
     def _bots_text(self, bots) -> str:
