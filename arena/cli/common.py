@@ -155,7 +155,7 @@ def open_store(db: Path, create: bool = True):
 
 def db_path(db: Path | None) -> Path:
     """The database given, else the default one."""
-    from arena.tournament.run import default_db
+    from arena.store.database import default_db
 
     return db or default_db()
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import array
 import json
 import struct
+import sys
 import zlib
 from collections import deque
 from collections.abc import Sequence
@@ -178,8 +179,28 @@ def _times_v2(high: bytes, low: bytes) -> list[float]:
     return list(struct.unpack(f"<{n}e", halves))
 
 
-def unpack(blob: bytes) -> tuple[dict, array.array, list[float]]:
-    """Header, decision indices and decision times (seconds) of a compact record.
+def _half_codes(high: bytes, low: bytes) -> array.array:
+    """The stored decision times as 16-bit codes (``high << 8 | low``, the low byte as stored):
+    a code names one time (``time_of_code``), so a writer can look its text up by the code."""
+    halves = bytearray(2 * len(high))
+    halves[1::2] = high
+    halves[0::2] = low
+    codes = array.array("H", halves)
+    if sys.byteorder == "big":
+        codes.byteswap()
+    return codes
+
+
+def time_of_code(code: int) -> float:
+    """The decision time (seconds) a code of ``_half_codes`` names, as ``_times_v2`` reads it."""
+    if not code:
+        return 0.0
+    return struct.unpack("<e", bytes(((code & 0xFF) | _LOW_MIDDLE, code >> 8)))[0]
+
+
+def unpack(blob: bytes, codes: bool = False) -> tuple[dict, array.array, list[float]]:
+    """Header, decision indices and decision times (seconds) of a compact record. ``codes``: the
+    times of a format-2 record as the codes of ``_half_codes`` instead (an ``array``).
 
     Format 2: ``header["card_bytes"]`` holds the card orders (one byte a card, in draw order);
     format 1: ``header["chance"]`` lists ``[name, value]`` with card orders as hex strings.
@@ -212,7 +233,7 @@ def unpack(blob: bytes) -> tuple[dict, array.array, list[float]]:
             high, low = body[end : end + n], body[end + n : end + 2 * n]
             if len(high) != n or len(low) != n or len(header["card_bytes"]) != count:
                 raise ValueError("it ends early")
-            times = _times_v2(high, low)
+            times = _half_codes(high, low) if codes else _times_v2(high, low)
         else:
             units = array.array("H")
             units.frombytes(body[end : end + 2 * n])
@@ -241,7 +262,8 @@ class _StoredChance(Chance):
         self._numbers = deque(numbers)
         self._cards = cards
         self._at = 0
-        self._pack = ((), b"")  # the last tuple of cards shuffled, and its cards sorted
+        # the last tuple of cards shuffled, its cards sorted and whether they are all different
+        self._pack = ((), (b"", True))
 
     def shuffled(self, key, cards):
         n = len(cards)
@@ -251,13 +273,19 @@ class _StoredChance(Chance):
             raise RecordError(f"stored record: no card order for chance event {key!r}")
         self._at = at + n
         if cards is self._pack[0]:  # every deal shuffles the game's one tuple of its pack
-            expected = self._pack[1]
+            expected, distinct = self._pack[1]
         else:
             expected = bytes(sorted(cards))
+            distinct = len(set(expected)) == n
             if type(cards) is tuple:
-                self._pack = (cards, expected)
-        # (an order of the cards asked for: so every byte names a card)
-        if bytes(sorted(chunk)) != expected:
+                self._pack = (cards, (expected, distinct))
+        # (an order of the cards asked for: so every byte names a card). Of n different cards:
+        # n bytes, each one of them, and each of them among the bytes.
+        if (
+            chunk.translate(None, expected) or expected.translate(None, chunk)
+            if distinct
+            else bytes(sorted(chunk)) != expected
+        ):
             raise RecordError(f"stored record: chance event {key!r} is not an order of its cards")
         try:
             order = itemgetter(*chunk)(CARDS) if n > 1 else tuple([CARDS[b] for b in chunk])
@@ -280,6 +308,11 @@ class _StoredChance(Chance):
     def copy(self) -> Chance:
         raise RecordError("a state replayed from a stored record cannot be copied")
 
+    def drawn_cards(self) -> bytes:
+        """The card orders served so far, one byte a card: those of the log, one after another
+        (``arena.games.record_text`` writes their text from these)."""
+        return self._cards[: self._at]
+
     def left_over(self) -> bool:
         return bool(self._numbers) or self._at != len(self._cards)
 
@@ -293,15 +326,17 @@ def _chance_events(compact: list) -> list[dict]:
     return events
 
 
-def replay_stored(blob: bytes, games: dict[str, type[Game]]) -> tuple[State, dict, list[float]]:
+def replay_stored(
+    blob: bytes, games: dict[str, type[Game]], made: dict | None = None, codes: bool = False
+) -> tuple[State, dict, list[float]]:
     """The final state of a stored game, replayed through its engine, with the record's header
-    and decision times (seconds): ``expand`` without building the record, for a caller that
-    writes it another way (``arena.games.record_text``)."""
-    header, indices, times = unpack(blob)
+    and decision times (seconds; with ``codes``, as ``unpack`` gives them): ``expand`` without
+    building the record, for a caller that writes it another way (``arena.games.record_text``).
+    ``made``: a dict in which to keep the game objects made, for a caller replaying many records
+    (a game object is never changed)."""
+    header, indices, times = unpack(blob, codes)
     try:
-        game = games[header["game"]](
-            players=header["players"], variant=header["variant"], **header["params"]
-        )
+        game = _game(header, games, made)
     except KeyError:
         raise RecordError(
             f"the stored record names an unknown game {header.get('game')!r}"
@@ -332,6 +367,22 @@ def replay_stored(blob: bytes, games: dict[str, type[Game]]) -> tuple[State, dic
     if isinstance(state.chance, _StoredChance) and state.chance.left_over():
         raise RecordError("stored record: chance data left over after the last decision")
     return state, header, times
+
+
+def _game(header: dict, games: dict[str, type[Game]], made: dict | None) -> Game:
+    if made is None:
+        return games[header["game"]](
+            players=header["players"], variant=header["variant"], **header["params"]
+        )
+    params = header["params"]
+    try:
+        key = (header["game"], header["players"], header["variant"], *params, *params.values())
+        game = made.get(key)
+    except (TypeError, AttributeError):  # (not a game's header: as without ``made``)
+        return _game(header, games, None)
+    if game is None:
+        game = made[key] = _game(header, games, None)
+    return game
 
 
 def decision_ms(seconds: float) -> float:

@@ -36,7 +36,12 @@ from arena.store.schema import (
 )
 from arena.store.versions import BotVersion, read_source, read_versions, record_version
 
-__all__ = ["RunInfo", "Store", "StoreError"]
+__all__ = ["RunInfo", "Store", "StoreError", "default_db"]
+
+
+def default_db() -> Path:
+    """The database of a command given no ``--db``."""
+    return Path("leaderboard") / "arena.db"
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,6 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
-from pathlib import Path
 
 from arena.execution.backend import Backend, make_backend
 from arena.execution.context import PlayContext, ScheduledGame
@@ -27,7 +26,7 @@ from arena.ratings.trueskill import RatingTable
 from arena.referee.faults import Fault
 from arena.referee.interrupt import Interrupt
 from arena.referee.outcome import GameOutcome
-from arena.store.database import Store
+from arena.store.database import Store, default_db  # noqa: F401 (default_db: as before)
 from arena.tournament.match import MatchStopper, Stopper
 from arena.tournament.plan import GamePlan, Tournament
 from arena.tournament.schedule import Schedule
@@ -317,10 +316,6 @@ def default_jobs(isolation: str = "shared") -> int:
     except AttributeError:  # pragma: no cover - not Linux
         cores = os.cpu_count() or 1
     return max(1, cores // 2 if isolation == "process" else cores)
-
-
-def default_db() -> Path:
-    return Path("leaderboard") / "arena.db"
 
 
 def _detail(exc: BaseException) -> str:

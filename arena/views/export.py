@@ -16,6 +16,7 @@ stores the kept rows, so that two processes on two cores come close to twice one
 from __future__ import annotations
 
 import json
+import math
 import os
 import zlib
 from collections.abc import Iterator
@@ -73,10 +74,36 @@ class Selection:
     bot: str | None = None
 
 
-def _line(text: str, facts: dict) -> str:
+def _line(text: str, facts: str) -> str:
     """``json.dumps({**record, "arena": facts}, ensure_ascii=False)``, from ``text``, the dump
-    of the record alone: the same characters (a dict's last item follows ``, ``)."""
-    return f'{text[:-1]}, "arena": {json.dumps(facts, ensure_ascii=False)}}}'
+    of the record alone, and ``_facts``: the same characters (a dict's last item follows
+    ``, ``)."""
+    return f'{text[:-1]}, "arena": {facts}}}'
+
+
+_BOOLS = ("false", "true")
+
+
+def _facts(info: dict) -> str:
+    """``json.dumps(stored_facts(info), ensure_ascii=False)``, written out when every number
+    is an int and the time a finite float (as stored): the same characters."""
+    seats = info["seats"]
+    scores = [s["score"] for s in seats]
+    ranks = [s["rank"] for s in seats]
+    finished = info["finished"]
+    numbers = (info["id"], info["run_id"], *scores, *ranks)
+    if (
+        type(finished) is not float
+        or not math.isfinite(finished)
+        or set(map(type, numbers)) != {int}
+    ):
+        return json.dumps(stored_facts(info), ensure_ascii=False)
+    forfeits = ", ".join([_BOOLS[bool(s["forfeit"])] for s in seats])
+    return (
+        f'{{"id": {info["id"]}, "run": {info["run_id"]}, "finished": {finished!r}, '
+        f'"scores": [{", ".join(map(str, scores))}], "ranks": [{", ".join(map(str, ranks))}], '
+        f'"forfeits": [{forfeits}]}}'
+    )
 
 
 def _block(
@@ -92,13 +119,13 @@ def _block(
         if blob is None:
             counts.without_record += 1
             continue
-        facts = stored_facts(info)
+        facts = _facts(info)
         crc, packed = kept.get(info["id"], (None, None))
         if crc is not None and crc == checksum(blob):
             out.append(_line(zlib.decompress(packed).decode(), facts))
             continue
         try:
-            state, header, times = replay_stored(blob, games)
+            state, header, times = replay_stored(blob, games, writer.games_made, codes=True)
         except RecordError as exc:
             counts.damaged += 1
             counts.first_damage = counts.first_damage or f"game {info['id']}: {exc}"
