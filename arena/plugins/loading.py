@@ -34,6 +34,7 @@ from arena import hookspecs
 from arena.bot import Bot
 from arena.games.base import Game
 from arena.plugins.manifests import ManifestError, load_manifest, manifest_files
+from arena.plugins.names import name_problem
 from arena.referee.interrupt import Interrupt
 
 HOOK_NAMES = ("arena_register_bots", "arena_register_games")
@@ -298,8 +299,9 @@ class Loader:
         name = name or getattr(cls, "name", "") or ""
         if not isinstance(name, str) or not name.strip():
             raise TypeError(f"bot class {cls.__name__} has no name")
-        if "@" in name:
-            raise TypeError(f"bot name {name!r} may not contain '@' (name@2 names a version)")
+        problem = name_problem(name)
+        if problem is not None:
+            raise TypeError(problem)
         if not callable(getattr(cls, "act", None)):
             raise TypeError(f"bot {name!r} has no act(observation) method")
         games = getattr(cls, "games", None)

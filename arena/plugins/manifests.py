@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.bot import Bot
+from arena.plugins.names import name_problem
 
 CACHE_ENV = "ARENA_CACHE_DIR"
 # A build's limits are its own, not a run's --bot-memory and --bot-cpu: a build happens when the
@@ -130,8 +131,11 @@ def read_manifest(path: Path) -> Manifest:
     if unknown:
         raise ManifestError(f"unknown key(s) {', '.join(unknown)} (known: {sorted(KNOWN_KEYS)})")
     name = data.get("name")
-    if not isinstance(name, str) or not name.strip() or "@" in name:
-        raise ManifestError("name must be a non-empty string without '@'")
+    if not isinstance(name, str) or not name.strip():
+        raise ManifestError("name must be a non-empty string")
+    problem = name_problem(name)
+    if problem is not None:
+        raise ManifestError(problem)
     games = data.get("games")
     if games is not None and not (
         isinstance(games, list) and games and all(isinstance(g, str) for g in games)
