@@ -418,6 +418,15 @@ BAD_RUNS = {
         ["twenty-down", "at least 2 bots"],
     ),
     "missing-tournament-file": (["no-such-file.toml"], ["no-such-file.toml"]),
+    # No --game: every game is left out for want of a second bot, and the message says so.
+    "one-bot-for-every-game": (
+        ["--bots", "random"],
+        ["bot 'random' has nobody to play", "how-low-can-you-go or twenty-down"],
+    ),
+    "one-bot-for-its-game": (
+        ["--bots", "td-only"],
+        ["bot 'td-only' has nobody to play", "plays twenty-down"],
+    ),
 }
 
 
