@@ -122,7 +122,10 @@ class Registry:
         name = self.bot_aliases.get(name, name)
         if name in self.bots:
             return self.bots[name]
-        raise UnknownNameError(_unknown("bot", name, sorted({*self.bots, *self.bot_aliases})))
+        known = {*self.bots, *self.bot_aliases}
+        # (listed once: 'random', not also 'random@1', the same bot by its version's name)
+        shown = [n for n in known if self.bot_aliases.get(n) != n.rpartition("@")[0]]
+        raise UnknownNameError(_unknown("bot", name, sorted(known), shown))
 
     def bots_for(self, game_name: str) -> list[BotSpec]:
         return [b for b in self.bots.values() if b.plays(game_name)]
@@ -140,10 +143,13 @@ def unknown_name(kind: str, name: str, known: list[str]) -> str:
     return _unknown(kind, name, known)
 
 
-def _unknown(kind: str, name: str, known: list[str]) -> str:
+def _unknown(kind: str, name: str, known: list[str], shown: list[str] | None = None) -> str:
+    """The message; ``shown``: the names listed, if not every ``known`` one (the closest known
+    name is suggested all the same)."""
     close = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
     hint = f"; did you mean {close[0]!r}?" if close else ""
-    listing = ", ".join(sorted(known)) if known else "none are loaded"
+    shown = known if shown is None else shown
+    listing = ", ".join(sorted(shown)) if shown else "none are loaded"
     return f"unknown {kind} {name!r}{hint} (known: {listing})"
 
 
