@@ -20,6 +20,8 @@ import keyword
 import re
 from pathlib import Path
 
+from arena.plugins.names import name_problem
+
 NAME_PATTERN = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 MAX_NAME_LENGTH = 40
 
@@ -42,6 +44,9 @@ def _check_name(name: str) -> None:
         raise ScaffoldError(f"bad bot name {name!r}: at most {MAX_NAME_LENGTH} characters")
     if keyword.iskeyword(name.replace("-", "_")):
         raise ScaffoldError(f"bad bot name {name!r}: it is a Python keyword")
+    problem = name_problem(name)
+    if problem is not None:
+        raise ScaffoldError(problem)
 
 
 def write_bot_file(

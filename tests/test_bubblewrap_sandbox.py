@@ -236,6 +236,55 @@ def test_sandboxed_bot_cannot_multiply_its_memory_with_processes(bwrap, tmp_path
         assert seen == {"bomb": 0, "helpers": ["not started"] * 4}
 
 
+FILLER = bot_file(
+    "filler",
+    """
+    if getattr(type(self), "reported", False):  # once per process
+        return observation.legal_actions[0]
+    type(self).reported = True
+    raise RuntimeError("REPORT " + json.dumps({d: fill(d) for d in FOLDERS}))
+    """,
+    header="""
+    import json, os
+
+    FOLDERS = ("/tmp", "/dev/shm", "/dev")
+
+    def fill(folder):
+        # MiB written into a file of the folder, up to 400: a tmpfs is memory, not address space
+        written = 0
+        try:
+            with open(os.path.join(folder, "fill"), "wb") as f:
+                for _ in range(400):
+                    f.write(bytes(1 << 20))
+                    f.flush()
+                    written += 1
+        except OSError:
+            pass
+        try:
+            os.unlink(os.path.join(folder, "fill"))
+        except OSError:
+            pass
+        return written
+    """,
+)
+
+
+def test_sandboxed_bot_cannot_fill_memory_through_its_private_folders(bwrap, tmp_path):
+    """Attack 5 again: files in the sandbox's own tmpfs folders are the machine's memory, outside
+    RLIMIT_AS. Under --bot-memory 128 a bot once wrote 400 MiB into each of /tmp, /dev/shm and
+    /dev; /tmp and /dev/shm now hold at most TMPFS_MIB each, and /dev is read-only."""
+    if not bubblewrap.sizes_tmpfs(bubblewrap.bwrap_path()):
+        if os.environ.get("CI"):
+            pytest.fail("CI is set but bubblewrap has no --size (it needs 0.8 or later)")
+        pytest.skip("bubblewrap has no --size (it needs 0.8 or later)")
+    ran = sandboxed_run(tmp_path, {"filler.py": FILLER}, "filler,random", "--bot-memory", 128)
+    assert_completed(ran)
+    assert_others_untouched(ran, {"filler"})
+    (seen,) = reports(ran, "filler")
+    assert seen["/tmp"] <= bubblewrap.TMPFS_MIB >= seen["/dev/shm"], seen
+    assert seen["/dev"] == 0, seen
+
+
 # --- attacks 7 and 8: arena's output, other processes' pipes ------------------------------------
 
 INTRUDER = bot_file(

@@ -157,6 +157,14 @@ def test_leaderboard_for_one_game_by_name_or_alias(cli, bots_dir, db_path):
         assert h2h[game]["leaderboard"] == leaderboard_json(cli, db_path)[game]
 
 
+def test_reset_of_a_database_that_does_not_exist_is_an_error_and_makes_none(cli, tmp_path):
+    """It made an empty database at the mistyped path and said 'every result and rating
+    deleted'."""
+    typo = tmp_path / "arnea.db"
+    assert_one_line_error(cli("leaderboard", "--db", typo, "--reset"), "no database yet")
+    assert not typo.exists()
+
+
 def test_reset_empties_the_leaderboard(cli, bots_dir, db_path):
     ok(cli(*run_args(bots_dir, db_path)))
     assert count_games(db_path) == 16
@@ -418,6 +426,15 @@ BAD_RUNS = {
         ["twenty-down", "at least 2 bots"],
     ),
     "missing-tournament-file": (["no-such-file.toml"], ["no-such-file.toml"]),
+    # No --game: every game is left out for want of a second bot, and the message says so.
+    "one-bot-for-every-game": (
+        ["--bots", "random"],
+        ["bot 'random' has nobody to play", "how-low-can-you-go or twenty-down"],
+    ),
+    "one-bot-for-its-game": (
+        ["--bots", "td-only"],
+        ["bot 'td-only' has nobody to play", "plays twenty-down"],
+    ),
 }
 
 

@@ -40,7 +40,9 @@ def test_export_filters_by_game_run_and_bot(cli, stored):  # noqa: F811
     )
     with_oops = export(cli, stored, "--bot", "oops")
     assert with_oops and all("oops" in line["bots"] for line in with_oops)
-    assert export(cli, stored, "--bot", "nobody") == []
+    assert export(cli, stored, "--bot", "oops", "--game", "td") == [
+        line for line in with_oops if line["game"] == "twenty-down"
+    ]
 
 
 def test_export_in_several_processes_gives_the_same_lines(cli, stored, monkeypatch):  # noqa: F811
@@ -57,6 +59,11 @@ def test_export_in_several_processes_gives_the_same_lines(cli, stored, monkeypat
 def test_export_errors_are_one_line(cli, stored, tmp_path):  # noqa: F811
     assert_one_line_error(cli("export", "--db", tmp_path / "none.db"), "no database")
     assert_one_line_error(cli("export", "--db", stored["db"], "--game", "chess"), "chess")
+    # A bot or run the database does not hold is a mistake, not an empty data set.
+    assert_one_line_error(
+        cli("export", "--db", stored["db"], "--bot", "opps"), "did you mean 'oops'"
+    )
+    assert_one_line_error(cli("export", "--db", stored["db"], "--run", "99"), "no run 99")
     damaged = tmp_path / "damaged.db"
     damaged.write_bytes(stored["db"].read_bytes())
     with sqlite3.connect(damaged) as con:

@@ -309,7 +309,7 @@ class Odd(arena.Bot):
 
 @arena.hookimpl
 def arena_register_bots(register):
-    register(Odd, name="tab\\tname")
+    register(Odd, name="spaced name ünïcode")
     register(Odd, name="x" * 300)
     register(Odd, name="dashed", **{"search-depth": 3, "note": "y" * 500})
 """
@@ -319,11 +319,12 @@ LONG_ERROR = "raise ImportError('no ' + 'such ' * 400 + 'module')\n"
 
 def test_files_within_what_loading_here_takes_load_the_same_there(tmp_path):
     """Found in review: a long error, a name with a tab or of 300 characters, a setting that is
-    not an identifier: each made the whole report count as forged."""
+    not an identifier: each made the whole report count as forged. (A tab is no longer a bot
+    name: arena.plugins.names; a space and letters beyond ASCII are.)"""
     folder = write_bots(tmp_path / "bots", {"odd.py": ODD_BUT_HONEST, "long.py": LONG_ERROR})
     here = load_registry(folder, entry_points=False)
     there = load_registry_isolated(folder, entry_points=False)
-    assert plugin_bots(there) == plugin_bots(here) == {"tab\tname", "x" * 300, "dashed"}
+    assert plugin_bots(there) == plugin_bots(here) == {"spaced name ünïcode", "x" * 300, "dashed"}
     assert [k for k, _ in there.bots["dashed"].settings] == ["note", "search-depth"]
     ((error_here,), (error_there,)) = here.errors, there.errors
     assert error_there.source == error_here.source == str(folder / "long.py")

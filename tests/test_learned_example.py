@@ -49,8 +49,12 @@ def test_train_save_and_field_the_policy_as_an_arena_bot(tmp_path, monkeypatch):
     assert sum(outcome.faults) == 0, outcome.fault_log
 
 
-def test_without_a_policy_file_the_bot_is_not_registered(tmp_path, monkeypatch):
+def test_without_a_policy_file_the_bot_is_not_registered_and_says_why(tmp_path, monkeypatch):
+    """Before, it registered nothing silently: `arena run ... --bots learned-td` said only
+    "unknown bot 'learned-td'"."""
     need("numpy")
     monkeypatch.setenv("ARENA_LEARNED_POLICY", str(tmp_path / "none.npz"))
     registry = load_registry([REPO / "bots", EXAMPLE], entry_points=False)
     assert "learned-td" not in {b.name for b in registry.bots.values()}
+    (error,) = [e for e in registry.errors if e.source.endswith("learned_bot.py")]
+    assert "none.npz" in error.message and "train.py" in error.message

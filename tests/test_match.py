@@ -79,6 +79,9 @@ def test_without_sprt_or_at_the_cap_the_match_plays_every_game(cli, bundled, db_
         (("random", "td-heuristic", "--sprt", "--elo0", "5", "--elo1", "1"), ("--elo0",)),
         (("random", "td-heuristic", "--sprt", "--alpha", "2"), ("--alpha must be between",)),
         (("random", "td-heuristic", "--sprt", "--model", "x"), ("--model must be",)),
+        # The test's settings without the test: a fixed-length match would ignore them.
+        (("random", "td-heuristic", "--elo1", "5"), ("--elo1", "add --sprt")),
+        (("random", "td-heuristic", "--alpha", "0.01"), ("--alpha", "add --sprt")),
     ],
 )
 def test_bad_matches_are_one_line_errors(cli, bundled, db_path, args, fragments):

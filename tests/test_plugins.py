@@ -290,6 +290,31 @@ BROKEN = {
         "@arena.hookimpl\ndef arena_register_bots(register):\n    register(Nameless)\n",
         "has no name",
     ),
+    # A name --bots cannot select (split at commas, stripped) or the person of `arena play --rated`.
+    "comma-name": (
+        "import arena\n\n\nclass Comma(arena.Bot):\n    name = 'a,b'\n\n"
+        "    def act(self, o):\n        return o.legal_actions[0]\n\n\n"
+        "@arena.hookimpl\ndef arena_register_bots(register):\n    register(Comma)\n",
+        "bot name 'a,b' may not contain ','",
+    ),
+    "padded-name": (
+        "import arena\n\n\nclass Padded(arena.Bot):\n    name = ' padded'\n\n"
+        "    def act(self, o):\n        return o.legal_actions[0]\n\n\n"
+        "@arena.hookimpl\ndef arena_register_bots(register):\n    register(Padded)\n",
+        "bot name ' padded' may not begin or end with a space",
+    ),
+    "newline-name": (
+        "import arena\n\n\nclass Two(arena.Bot):\n    name = 'two\\nlines'\n\n"
+        "    def act(self, o):\n        return o.legal_actions[0]\n\n\n"
+        "@arena.hookimpl\ndef arena_register_bots(register):\n    register(Two)\n",
+        "may not contain a control character",
+    ),
+    "human-name": (
+        "import arena\n\n\nclass Person(arena.Bot):\n    name = 'human'\n\n"
+        "    def act(self, o):\n        return o.legal_actions[0]\n\n\n"
+        "@arena.hookimpl\ndef arena_register_bots(register):\n    register(Person)\n",
+        "bot name 'human' is the person of `arena play`",
+    ),
 }
 
 

@@ -310,6 +310,19 @@ def test_a_date_in_settings_is_a_one_line_error(tmp_path):
         read_manifest(path)
 
 
+@pytest.mark.parametrize(
+    "name, message",
+    [("a,b", "may not contain ','"), ("v@2", "may not contain '@'"), ("human", "is the person")],
+)
+def test_a_manifest_name_no_command_can_select_is_a_one_line_error(tmp_path, name, message):
+    from arena.plugins.manifests import ManifestError, read_manifest
+
+    path = tmp_path / "n.toml"
+    path.write_text(f'name = "{name}"\ncommand = ["sh"]\n')
+    with pytest.raises(ManifestError, match=message):
+        read_manifest(path)
+
+
 def test_the_manifest_is_read_once_not_at_every_spawn(tmp_path):
     from arena.plugins.manifests import read_manifest
 

@@ -11,7 +11,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from conftest import REPO, assert_one_line_error
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_cli import arena_process
@@ -145,7 +145,7 @@ def _hl_classes(_):
     "text, problem",
     [
         ('name = "x"\n', "command must be"),
-        ('name = "x@2"\ncommand = ["sh"]\n', "name must be"),
+        ('name = "x@2"\ncommand = ["sh"]\n', "may not contain '@'"),
         ('command = ["sh"]\n', "name must be"),
         ('name = "x"\ncommand = ["sh"]\nflavour = 1\n', "unknown key(s) flavour"),
         ('name = "x"\ncommand = ["sh"]\ngames = "twenty-down"\n', "games must be a list"),
@@ -290,6 +290,37 @@ def test_check_bot_reports_the_compact_forms_breaches(tmp_path):
     assert any("names neither an action nor an index, or both" in p for p in problems), problems
     assert len(problems) == 3, problems  # (and the fault of the answer with both)
     assert "Traceback" not in proc.stdout + proc.stderr
+
+
+def test_the_documented_manifest_of_a_python_bot_runs_it_with_its_file_beside(tmp_path):
+    """docs/protocol.md's `command = ["{python}", "-m", "arena.protocol", "_cautious.py:Cautious"]`:
+    the file named before ':' is the manifest folder's, shown in the sandbox (its program ended
+    at once: no such file in the folder it runs in)."""
+    folder = tmp_path / "bots"
+    folder.mkdir()
+    random_bot = (REPO / "arena/plugins/baseline/random_bot.py").read_text()
+    (folder / "_cautious.py").write_text(
+        random_bot.replace("RandomBot", "Cautious").replace(
+            'name = "random"', 'name = "cautious"\n    games = {"twenty-down"}'
+        )
+    )
+    (folder / "cautious.toml").write_text(
+        'name = "cautious"\ngames = ["twenty-down"]\n'
+        'command = ["{python}", "-m", "arena.protocol", "_cautious.py:Cautious"]\n'
+    )
+    manifest = read_manifest(folder / "cautious.toml")
+    assert manifest.sources == ("_cautious.py",)  # a change of the file is a new version
+    proc = arena_process("check-bot", "--games", "1", folder / "cautious.toml")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "no problem found" in proc.stdout
+
+
+def test_check_bot_on_a_python_bot_file_says_how_to_check_one(cli, tmp_path):
+    """It said "program 'bots/mine.py' is not executable", as if the file were broken."""
+    bot = tmp_path / "mine.py"
+    bot.write_text("import arena\n")
+    result = cli("check-bot", bot)
+    assert_one_line_error(result, "mine.py is a Python bot file", "--fail-fast")
 
 
 def test_a_program_is_a_new_version_when_its_manifest_or_a_source_changes(tmp_path):

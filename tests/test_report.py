@@ -60,6 +60,7 @@ def test_run_report_option_writes_the_report(cli, tmp_path, bots_dir):
 def test_bad_input_is_one_line(cli, db, tmp_path):
     assert_one_line_error(cli("report", "--db", tmp_path / "none.db"), "none.db")
     assert_one_line_error(cli("report", "--db", db, "--game", "chess"), "unknown game")
+    assert_one_line_error(cli("report", "--db", db, "--run", "99"), "no run 99")
     (tmp_path / "junk.db").write_text("not a database" * 100)
     assert_one_line_error(cli("report", "--db", tmp_path / "junk.db"), "not a valid")
     result = cli("report", "--db", db, "-o", tmp_path / "no" / "such" / "r.html")

@@ -37,6 +37,8 @@ for what, send in [
     ("own schedule", lambda: os.sched_setaffinity(0, os.sched_getaffinity(0))),
     ("priority", lambda: os.setpriority(os.PRIO_PROCESS, os.getppid(), os.getpriority(os.PRIO_PROCESS, os.getppid()))),
     ("new session", lambda: os.setsid()),
+    # memory outside RLIMIT_AS: a memfd's pages are counted only when mapped, never written
+    ("memory file", lambda: os.memfd_create("fill")),
 ]:
     try:
         send()
@@ -71,6 +73,7 @@ def test_a_filtered_process_may_signal_itself_and_nobody_else():
         "own schedule": "allowed",
         "priority": "refused",
         "new session": "refused",
+        "memory file": "refused",
         "child process": "refused",
     }
 

@@ -86,6 +86,7 @@ def test_a_game_without_a_template_gets_a_generic_bot(tmp_path, tally):
         ("../evil", "bad bot name"),
         ("x" * 41, "at most 40"),
         ("class", "keyword"),
+        ("human", "the person of `arena play`"),  # a file the loader would refuse
     ],
 )
 def test_bad_names_are_refused(tmp_path, name, fragment):

@@ -161,7 +161,7 @@ def play_tricks(state, tricks) -> None:
         play(state, *trick.split())
 
 
-# --- table and cards -------------------------------------------------------------------------
+# --- TD-1: four players, a 32-card pack ----------------------------------------------------------
 
 
 def test_td1_four_players_and_a_32_card_pack():
@@ -179,6 +179,9 @@ def test_td1_four_players_and_a_32_card_pack():
 def test_td1_other_table_sizes_are_refused(players):
     with pytest.raises(InvalidParametersError, match="exactly 4"):
         TwentyDown(players=players)
+
+
+# --- TD-2: rank inside a suit --------------------------------------------------------------------
 
 
 def test_td2_rank_order_seven_to_ace():
@@ -203,7 +206,7 @@ def test_td2_rank_order_seven_to_ace():
     assert state.tricks[-1].winner == 2
 
 
-# --- points and the deal ----------------------------------------------------------------------
+# --- TD-3: starting points -----------------------------------------------------------------------
 
 
 def test_td3_everyone_starts_with_twenty_points():
@@ -211,6 +214,9 @@ def test_td3_everyone_starts_with_twenty_points():
     assert state.points == [20, 20, 20, 20]
     assert state.observation(0).points == (20, 20, 20, 20)
     assert TwentyDown(start_points=7).new_state(seed=3).points == [7, 7, 7, 7]
+
+
+# --- TD-4: first dealer and rotation -------------------------------------------------------------
 
 
 def test_td4_first_dealer_from_chance_and_clockwise_rotation():
@@ -227,6 +233,9 @@ def test_td4_first_dealer_from_chance_and_clockwise_rotation():
     seen = {TwentyDown().new_state(seed=s).dealer for s in range(40)}
     assert seen == {0, 1, 2, 3}
     assert TwentyDown().new_state(seed="x").dealer == TwentyDown().new_state(seed="x").dealer
+
+
+# --- TD-5: two cards, trump, three cards, the talon ----------------------------------------------
 
 
 def test_td5_deal_two_then_trump_then_three():
@@ -257,6 +266,9 @@ def test_td5_deal_two_then_trump_then_three():
     assert state.observation(2).phase == "exchange" and state.trump == SPADES
 
 
+# --- TD-6: hearts fixed from the ninth deal ------------------------------------------------------
+
+
 def test_td6_hearts_are_trump_from_the_ninth_deal():
     game = TwentyDown(start_points=1000)
     state = game.replay_state(script(0))
@@ -284,6 +296,9 @@ def test_td6_fixed_trump_after_parameter():
         assert state.hands[seat] == sorted(cards(hand))
     state = TwentyDown(fixed_trump_after=1).replay_state(script(0, order))
     assert state.phase == TRUMP
+
+
+# --- TD-7: the exchange --------------------------------------------------------------------------
 
 
 def test_td7_exchange_from_forehand_clockwise_from_the_talon_top():
@@ -324,7 +339,7 @@ def test_td7_exchange_counts_are_public_as_they_happen():
     assert max(len(a) for a in state.legal_actions()) == 3
 
 
-# --- play ----------------------------------------------------------------------------------------
+# --- TD-8: five tricks, who leads ----------------------------------------------------------------
 
 
 def test_td8_forced_plays_are_still_asked():
@@ -348,6 +363,9 @@ def test_td8_forehand_leads_then_the_winner_leads():
         play(state, *trick.split())
     assert leaders == [1, 1, 1, 2, 2]
     assert state.deal == 2  # five tricks, then the next deal
+
+
+# --- TD-9: follow suit, else trump ---------------------------------------------------------------
 
 
 def test_td9_follow_suit_else_trump_else_anything():
@@ -386,6 +404,9 @@ def test_td9_an_illegal_card_is_refused():
     assert snapshot(state) == before
 
 
+# --- TD-10: who wins a trick ---------------------------------------------------------------------
+
+
 def test_td10_highest_trump_else_highest_of_suit_led():
     hands = {
         1: "7S AH 8C 9D 7D",
@@ -410,7 +431,7 @@ def test_td10_highest_trump_else_highest_of_suit_led():
     assert state.tricks_won == [2, 1, 1, 1]
 
 
-# --- scoring -------------------------------------------------------------------------------------
+# --- TD-11: one point off a trick ----------------------------------------------------------------
 
 
 def test_td11_one_point_off_per_trick():
@@ -421,6 +442,9 @@ def test_td11_one_point_off_per_trick():
     assert state.deal == 2
 
 
+# --- TD-12: all five tricks ----------------------------------------------------------------------
+
+
 def test_td12_all_tricks_bonus():
     for t in "CSD":
         state, tricks = slam_state(t)
@@ -428,10 +452,16 @@ def test_td12_all_tricks_bonus():
         assert state.points == [25, 10, 25, 25]  # 5 for the tricks and 5 more
 
 
+# --- TD-13: no trick -----------------------------------------------------------------------------
+
+
 def test_td13_no_trick_adds_five():
     state = split_state()
     play_tricks(state, SPLIT_PLAY)
     assert state.points[0] == 25
+
+
+# --- TD-14: hearts double ------------------------------------------------------------------------
 
 
 def test_td14_hearts_double_every_amount():
@@ -450,7 +480,7 @@ def test_td14_hearts_double_every_amount():
     assert state.points == [40, 10, 40, 40]
 
 
-# --- end and result ------------------------------------------------------------------------------
+# --- TD-15: the end at zero or below -------------------------------------------------------------
 
 
 def test_td15_the_game_ends_at_zero_or_less():
@@ -479,6 +509,9 @@ def test_td15_most_negative_wins_and_equal_lowest_share():
     assert state.result().scores == (12, -18, 12, 12) and state.result().winners == (1,)
 
 
+# --- TD-16: the next deal, the cap ---------------------------------------------------------------
+
+
 def test_td16_next_deal_or_the_safety_cap():
     state = split_state()
     play_tricks(state, SPLIT_PLAY)
@@ -499,6 +532,9 @@ def test_td16_default_cap_is_100_deals():
     assert state.deal == 100 and min(state.points) > 0
 
 
+# --- TD-17: ranking ------------------------------------------------------------------------------
+
+
 def test_td17_ranks_fewest_points_first_ties_shared():
     state = split_state(max_deals=1)
     play_tricks(state, SPLIT_PLAY)
@@ -512,7 +548,7 @@ def test_td17_no_result_before_the_end():
         state.result()
 
 
-# --- observation and actions ---------------------------------------------------------------------
+# --- TD-18: what a player sees -------------------------------------------------------------------
 
 
 def test_td18_observation_shows_exactly_the_public_facts():
@@ -597,6 +633,9 @@ def test_td18_bad_seat_for_an_observation():
     state = TwentyDown().new_state(seed=1)
     with pytest.raises(GameError, match="no seat 4"):
         state.observation(4)
+
+
+# --- TD-19: actions ------------------------------------------------------------------------------
 
 
 def test_td19_action_kinds():

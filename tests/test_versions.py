@@ -87,6 +87,14 @@ def test_unknown_version_and_unstorable_version_are_one_line_errors(cli, bots_di
     assert_one_line_error(result, "packaged@1", "entry point", "cannot be fielded again")
 
 
+def test_an_unknown_bot_lists_each_current_version_once(cli, bots_dir, db_path):
+    """Every bot was listed twice, as 'random' and 'random@1', in every unknown-bot message."""
+    run(cli, bots_dir, db_path, "--bots", "first,random", "--seed", "1")
+    result = cli(*RUN, "--bots-dir", bots_dir, "--db", db_path, "--bots", "rando,first")
+    assert_one_line_error(result, "unknown bot 'rando'; did you mean 'random'?", "random")
+    assert "random@1" not in result.stderr and "first@1" not in result.stderr
+
+
 def test_a_bot_name_with_an_at_sign_is_a_load_warning(cli, bots_dir, db_path):
     (bots_dir / "odd.py").write_text(bot_file("odd@2", "return observation.legal_actions[0]"))
     result = run(cli, bots_dir, db_path, "--bots", "first,random")

@@ -31,6 +31,12 @@ def check_bot(
 
     if games < 1 or move_time <= 0:
         raise fail("--games must be at least 1 and --move-time positive")
+    if len(target) == 1 and target[0].endswith(".py"):
+        raise fail(
+            f"{target[0]} is a Python bot file; check-bot checks programs (a manifest, which "
+            "can run a Python bot: docs/protocol.md, 'A Python bot as a program'); try a Python "
+            "bot with `arena run --fail-fast --bots NAME,random`"
+        )
     try:
         manifest = load(target)
     except ManifestError as exc:

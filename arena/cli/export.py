@@ -7,7 +7,14 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.common import DbPath, db_path, fail, game_classes, open_store
+from arena.cli.common import (
+    DbPath,
+    check_stored_names,
+    db_path,
+    fail,
+    game_classes,
+    open_store,
+)
 
 
 def export(
@@ -45,6 +52,11 @@ def export(
 
     path = db_path(db)
     store = open_store(path, create=False)
+    try:  # the game is checked below, without loading every bot
+        check_stored_names(store, bot, run, None)
+    except typer.Exit:
+        store.close()
+        raise
     classes = _GameClasses()
     if game is not None:
         game = classes.canonical(game)

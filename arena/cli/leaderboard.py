@@ -83,7 +83,7 @@ def leaderboard(
 def _reset(path: Path) -> None:
     from arena.store.database import StoreError
 
-    store = open_store(path)
+    store = open_store(path, create=False)  # a mistyped --db is not a fresh database
     try:
         store.reset()
     except StoreError as exc:

@@ -24,6 +24,7 @@ from arena.cli.common import (
 
 Bot = Annotated[str, typer.Argument(help="A bot (its current version, or name@N).")]
 Float = float
+SPRT_DEFAULTS = {"elo0": 0.0, "elo1": 10.0, "alpha": 0.05, "beta": 0.05, "model": "logistic"}
 
 
 def match(
@@ -35,13 +36,21 @@ def match(
     sprt: Annotated[
         bool, typer.Option("--sprt", help="Stop as soon as the SPRT decides between H0 and H1.")
     ] = False,
-    elo0: Annotated[Float, typer.Option(help="H0: A is at most elo0 Elo stronger than B.")] = 0.0,
-    elo1: Annotated[Float, typer.Option(help="H1: A is at least elo1 Elo stronger.")] = 10.0,
-    alpha: Annotated[Float, typer.Option(help="The chance of accepting H1 when H0 holds.")] = 0.05,
-    beta: Annotated[Float, typer.Option(help="The chance of accepting H0 when H1 holds.")] = 0.05,
+    elo0: Annotated[
+        Float, typer.Option(help="H0: A is at most elo0 Elo stronger than B.")
+    ] = SPRT_DEFAULTS["elo0"],
+    elo1: Annotated[
+        Float, typer.Option(help="H1: A is at least elo1 Elo stronger.")
+    ] = SPRT_DEFAULTS["elo1"],
+    alpha: Annotated[
+        Float, typer.Option(help="The chance of accepting H1 when H0 holds.")
+    ] = SPRT_DEFAULTS["alpha"],
+    beta: Annotated[
+        Float, typer.Option(help="The chance of accepting H0 when H1 holds.")
+    ] = SPRT_DEFAULTS["beta"],
     model: Annotated[
         str, typer.Option(help="logistic (Elo) or normalized (nElo, as fishtest).")
-    ] = "logistic",
+    ] = SPRT_DEFAULTS["model"],
     games: Annotated[
         int, typer.Option("--games", "-n", help="The most games to play (two a board).")
     ] = 2000,
@@ -81,12 +90,16 @@ def match(
     if a == b:
         raise fail(f"a match needs two different bots, not {a!r} twice")
     test = None
+    settings = {"elo0": elo0, "elo1": elo1, "alpha": alpha, "beta": beta, "model": model}
+    given = [name for name, value in settings.items() if value != SPRT_DEFAULTS[name]]
+    if given and not sprt:
+        raise fail(f"--{given[0]} sets the SPRT, which this match does not run: add --sprt")
     if sprt:
         try:
             Sprt(elo0, elo1, alpha, beta, model)
         except SprtError as exc:
             raise fail(str(exc)) from None
-        test = {"elo0": elo0, "elo1": elo1, "alpha": alpha, "beta": beta, "model": model}
+        test = settings
     options = RunOptions(
         games_per_game=games, game_names=[game] if game else None, bots=[a, b], players=players,
         seed=seed, jobs=jobs, move_time=move_time, time_bank=time_bank, max_faults=max_faults,

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.common import DbPath, db_path, fail, game_classes, open_store
+from arena.cli.common import DbPath, check_stored_names, db_path, fail, game_classes, open_store
 
 Output = Annotated[Path, typer.Option("--output", "-o", help="The HTML file to write.")]
 
@@ -31,6 +31,7 @@ def report(
             raise fail(f"unknown game {game!r} (games: {', '.join(sorted(classes))})")
         game = aliases[game]
     try:
+        check_stored_names(store, None, run, None)
         count = write(store, classes, output, game=game, run_id=run)
     finally:
         store.close()

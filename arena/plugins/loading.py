@@ -34,6 +34,7 @@ from arena import hookspecs
 from arena.bot import Bot
 from arena.games.base import Game
 from arena.plugins.manifests import ManifestError, load_manifest, manifest_files
+from arena.plugins.names import name_problem
 from arena.referee.interrupt import Interrupt
 
 HOOK_NAMES = ("arena_register_bots", "arena_register_games")
@@ -121,7 +122,10 @@ class Registry:
         name = self.bot_aliases.get(name, name)
         if name in self.bots:
             return self.bots[name]
-        raise UnknownNameError(_unknown("bot", name, sorted({*self.bots, *self.bot_aliases})))
+        known = {*self.bots, *self.bot_aliases}
+        # (listed once: 'random', not also 'random@1', the same bot by its version's name)
+        shown = [n for n in known if self.bot_aliases.get(n) != n.rpartition("@")[0]]
+        raise UnknownNameError(_unknown("bot", name, sorted(known), shown))
 
     def bots_for(self, game_name: str) -> list[BotSpec]:
         return [b for b in self.bots.values() if b.plays(game_name)]
@@ -139,10 +143,13 @@ def unknown_name(kind: str, name: str, known: list[str]) -> str:
     return _unknown(kind, name, known)
 
 
-def _unknown(kind: str, name: str, known: list[str]) -> str:
+def _unknown(kind: str, name: str, known: list[str], shown: list[str] | None = None) -> str:
+    """The message; ``shown``: the names listed, if not every ``known`` one (the closest known
+    name is suggested all the same)."""
     close = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
     hint = f"; did you mean {close[0]!r}?" if close else ""
-    listing = ", ".join(sorted(known)) if known else "none are loaded"
+    shown = known if shown is None else shown
+    listing = ", ".join(sorted(shown)) if shown else "none are loaded"
     return f"unknown {kind} {name!r}{hint} (known: {listing})"
 
 
@@ -298,8 +305,9 @@ class Loader:
         name = name or getattr(cls, "name", "") or ""
         if not isinstance(name, str) or not name.strip():
             raise TypeError(f"bot class {cls.__name__} has no name")
-        if "@" in name:
-            raise TypeError(f"bot name {name!r} may not contain '@' (name@2 names a version)")
+        problem = name_problem(name)
+        if problem is not None:
+            raise TypeError(problem)
         if not callable(getattr(cls, "act", None)):
             raise TypeError(f"bot {name!r} has no act(observation) method")
         games = getattr(cls, "games", None)

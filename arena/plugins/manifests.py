@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.bot import Bot
+from arena.plugins.names import name_problem
 
 CACHE_ENV = "ARENA_CACHE_DIR"
 # A build's limits are its own, not a run's --bot-memory and --bot-cpu: a build happens when the
@@ -130,8 +131,11 @@ def read_manifest(path: Path) -> Manifest:
     if unknown:
         raise ManifestError(f"unknown key(s) {', '.join(unknown)} (known: {sorted(KNOWN_KEYS)})")
     name = data.get("name")
-    if not isinstance(name, str) or not name.strip() or "@" in name:
-        raise ManifestError("name must be a non-empty string without '@'")
+    if not isinstance(name, str) or not name.strip():
+        raise ManifestError("name must be a non-empty string")
+    problem = name_problem(name)
+    if problem is not None:
+        raise ManifestError(problem)
     games = data.get("games")
     if games is not None and not (
         isinstance(games, list) and games and all(isinstance(g, str) for g in games)
@@ -188,12 +192,22 @@ def _argv(value: Any, key: str) -> tuple[str, ...]:
 
 
 def _named_files(manifest: Manifest) -> list[str]:
-    """The files of the manifest's folder its command and build name."""
+    """The files of the manifest's folder its command and build name (``bot.py:Class``, as
+    ``python -m arena.protocol`` takes it, names ``bot.py``)."""
     found = []
     for arg in (*manifest.command, *(manifest.build or ())):
-        if "{" not in arg and (manifest.folder / arg).is_file() and arg not in found:
-            found.append(arg)
+        name = _file_part(manifest.folder, arg)
+        if "{" not in arg and name is not None and name not in found:
+            found.append(name)
     return found
+
+
+def _file_part(folder: Path, arg: str) -> str | None:
+    """The file of ``folder`` an argument names: itself, or what comes before a ``:``."""
+    for name in (arg, arg.rpartition(":")[0]):
+        if name and (folder / name).is_file():
+            return name
+    return None
 
 
 def _resolve(manifest: Manifest, argv: tuple[str, ...], which: bool) -> list[str]:
@@ -211,8 +225,11 @@ def _resolve(manifest: Manifest, argv: tuple[str, ...], which: bool) -> list[str
             raise ManifestError(
                 f"unknown placeholder in {arg!r} (known: {{python}}, {{dir}}, {{cache}})"
             ) from None
+        named = _file_part(folder, arg) if i else None
         if (folder / arg).exists() and not os.path.isabs(arg) and (i or "/" in arg):
             arg = str(folder / arg)
+        elif named is not None and not os.path.isabs(named):  # bot.py:Class
+            arg = str(folder / named) + arg[len(named) :]
         elif i == 0 and which and "/" not in arg:
             found = shutil.which(arg)
             if found is None:

@@ -154,7 +154,7 @@ def build_tournament(
     plans = _paired(
         plans, games_per_game, pairing, gauntlet or [], by_game, bool(game_names), where
     )
-    _check_every_bot_plays(registry, bots, plans, where)
+    _check_every_bot_plays(registry, bots, plans, chosen, where)
     if not plans:
         raise PlanError("no game has at least 2 bots to play it; add bot files to bots/")
     return Tournament(
@@ -493,17 +493,29 @@ def _with_options(
 
 
 def _check_every_bot_plays(
-    registry: Registry, bots: list[str] | None, plans: list[GamePlan], where: _Where
+    registry: Registry,
+    bots: list[str] | None,
+    plans: list[GamePlan],
+    chosen: list[str],
+    where: _Where,
 ) -> None:
     """Each bot named for the run plays at least one of its games."""
     used = {b for p in plans for b in p.bots}
     for bot in bots or ():
-        if bot not in used:
-            spec = registry.bots[bot]
+        if bot in used:
+            continue
+        spec = registry.bots[bot]
+        # Games it plays that were left out for want of a second bot (no --game named them).
+        alone = [game for game in chosen if spec.plays(game)]
+        if alone:
             raise PlanError(
-                f"{where.bots()}bot {bot!r} plays none of the games of this run (it plays: "
-                f"{', '.join(sorted(spec.games or ())) or 'every game'})"
+                f"{where.bots()}bot {bot!r} has nobody to play: no other bot named plays "
+                f"{' or '.join(alone)} (a game needs at least 2 bots that play it)"
             )
+        raise PlanError(
+            f"{where.bots()}bot {bot!r} plays none of the games of this run (it plays: "
+            f"{', '.join(sorted(spec.games or ())) or 'every game'})"
+        )
 
 
 def tournament_from_identity(config: dict) -> Tournament:

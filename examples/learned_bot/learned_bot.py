@@ -45,5 +45,9 @@ class LearnedTD(arena.Bot):
 
 @arena.hookimpl
 def arena_register_bots(register):
-    if POLICY.exists():
-        register(LearnedTD)
+    if not POLICY.exists():  # `arena bots` shows this line, and learned-td is not fielded
+        raise FileNotFoundError(
+            f"learned-td has no policy {POLICY}: train it first, "
+            "python examples/learned_bot/train.py --minutes 8"
+        )
+    register(LearnedTD)

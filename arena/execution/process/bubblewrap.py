@@ -8,7 +8,8 @@ its own, where it sees:
   package itself (not the rest of a checkout), the user's site-packages, the system libraries
   (``/usr``, ``/lib*``, ``/etc/ld.so.cache``, ``/etc/localtime``) and the bot's own folder;
 - a private, empty ``/tmp``; a fresh ``/proc`` of a PID namespace of its own (no other process
-  of the machine, nor their command lines, nor their pipes); a minimal ``/dev``;
+  of the machine, nor their command lines, nor their pipes); a minimal, read-only ``/dev`` with
+  an empty ``/dev/shm`` (``/tmp`` and ``/dev/shm`` at most ``TMPFS_MIB`` each);
 - no network at all (an empty network namespace: not even 127.0.0.1 reaches anything);
 - uid and gid 65534 (nobody) inside a user namespace of its own, even when arena runs as root.
 
@@ -41,6 +42,9 @@ from pathlib import Path
 NOBODY = 65534
 PROCESS_CAP = 16  # tasks (processes and threads) in one sandbox, its init and the host included
 PROBE_SECONDS = 10.0
+# Each private tmpfs (/tmp, /dev/shm) holds at most this: its files are the machine's memory,
+# which RLIMIT_AS does not count (bubblewrap 0.8+; older ones mount them unbounded).
+TMPFS_MIB = 256
 MODES = ("auto", "bwrap", "none")
 ENV = "ARENA_SANDBOX"  # the default of --sandbox
 INSTALL_HINT = "apt-get install bubblewrap"
@@ -96,6 +100,20 @@ def probe(bwrap: str | None) -> str | None:
         why = done.stderr.decode(errors="replace").strip().splitlines()
         return f"bubblewrap does not work here ({why[-1] if why else done.returncode})"
     return None
+
+
+@functools.cache
+def sizes_tmpfs(bwrap: str | None) -> bool:
+    """Whether this ``bwrap`` bounds a tmpfs (``--size``, bubblewrap 0.8 and later)."""
+    if bwrap is None:
+        return False
+    try:
+        done = subprocess.run(
+            [bwrap, "--help"], capture_output=True, timeout=PROBE_SECONDS, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return b"--size" in done.stdout + done.stderr
 
 
 def active(settings: SandboxSettings) -> bool:
@@ -201,7 +219,11 @@ def _bwrap_arguments(bwrap: str, files: list[str], hidden: tuple[str, ...]) -> l
     # one Popen's start_new_session made (a new session is also a new group). That session has
     # no terminal, and the seccomp filter refuses TIOCSTI anyway.
     args += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]
-    args += ["--die-with-parent", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    # Files written in the sandbox's own folders are memory: /tmp and /dev/shm are bounded,
+    # /dev itself read-only (its nodes still work).
+    size = ["--size", str(TMPFS_MIB << 20)] if sizes_tmpfs(bwrap) else []
+    args += ["--die-with-parent", "--proc", "/proc", "--dev", "/dev"]
+    args += [*size, "--tmpfs", "/dev/shm", "--remount-ro", "/dev", *size, "--tmpfs", "/tmp"]
     for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
         if os.path.islink(top):
             args += ["--symlink", os.readlink(top), top]
@@ -213,7 +235,7 @@ def _bwrap_arguments(bwrap: str, files: list[str], hidden: tuple[str, ...]) -> l
     for folder in hidden:
         folder = os.path.realpath(folder)
         if any(_inside(folder, b) for b in binds):
-            args += ["--tmpfs", folder]
+            args += [*size, "--tmpfs", folder]
     for file in files:  # the files themselves, even inside a hidden folder
         real = os.path.realpath(file)
         args += ["--ro-bind", real, real]

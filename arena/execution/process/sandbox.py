@@ -13,6 +13,8 @@ every way of sending a signal fail with ``EPERM`` unless the target is this very
 - ``pidfd_open``, ``pidfd_getfd``, ``pidfd_send_signal``, ``ptrace``, ``process_vm_readv``,
   ``process_vm_writev`` and ``process_madvise`` are refused outright: no reaching into another
   process's memory or files that way;
+- ``memfd_create`` is refused: a memory file is memory that ``--bot-memory`` (``RLIMIT_AS``)
+  counts only where it is mapped, and a bot could write gigabytes into one;
 - ``prlimit64`` and the ``sched_set*`` calls may change only this process (a CPU limit set on the
   worker would kill it); ``setpriority``, ``ioprio_set``, ``migrate_pages`` and ``move_pages``
   are refused; so are ``setsid`` and ``setpgid``, so that whatever the bot starts stays in its
@@ -64,7 +66,10 @@ _SYSCALLS = {
         # ... and setpriority, ioprio_set, migrate_pages, move_pages (they take any process of
         # the user), setsid, setpgid (a bot's children stay in its process group, which the
         # worker kills with it)
-        + (141, 251, 256, 279, 112, 109),
+        + (141, 251, 256, 279, 112, 109)
+        # ... and memfd_create: a memory file's pages count against RLIMIT_AS only when mapped,
+        # so writing to one took memory past --bot-memory without end
+        + (319,),
         # the first argument must be 0 or this process: prlimit64, sched_setparam,
         # sched_setscheduler, sched_setaffinity, sched_setattr (a CPU limit or a starved
         # schedule set on the worker would stop it, and the run could not blame the bot)
@@ -77,7 +82,7 @@ _SYSCALLS = {
     "aarch64": {
         "arch": 0xC00000B7,
         "own_pid_only": (129, 130, 131, 138, 240),
-        "refused": (424, 434, 438, 117, 270, 271, 440) + (140, 30, 238, 239, 157, 154),
+        "refused": (424, 434, 438, 117, 270, 271, 440) + (140, 30, 238, 239, 157, 154) + (279,),
         "self_only": (261, 118, 119, 122, 274),
         "fcntl": 25,
         "ioctl": 29,
