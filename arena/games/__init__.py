@@ -21,4 +21,5 @@ def __getattr__(name: str):
     module = _BUNDLED.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(module), name)
+    value = globals()[name] = getattr(import_module(module), name)
+    return value
