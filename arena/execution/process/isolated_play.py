@@ -79,11 +79,7 @@ from arena.referee.outcome import GameOutcome, SeatForfeit
 from arena.referee.table import Table
 from arena.referee.watchdog import batch_allowance, grace_for
 
-# Games a worker plays at once. Each batch wakes a bot process, which then finds little of its
-# own memory in the processor's caches: the more games, the larger the batches and the fewer
-# wake-ups a decision (192 rather than 96: about a tenth less CPU time in the bot processes and
-# a few per cent less in the worker, with four random bots at Twenty Down; docs/speed.md).
-IN_PLAY = 192
+IN_PLAY = 96  # games a worker plays at once (192 measured no faster: docs/speed.md)
 MAX_DEATHS = 3  # failures of a bot's processes before the bot is excluded from the run
 
 
