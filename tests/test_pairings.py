@@ -316,3 +316,20 @@ def test_the_large_field_benchmark_fields_only_its_own_bots():
     assert figures["games_per_bot"] == (4, 4, 4)
     figures = large_field("how-low-can-you-go", 10, bots=30, games=30, jobs=0, echo=lambda *_: None)
     assert figures["games_per_bot"] == (10, 10, 10)
+
+
+def test_a_run_starts_no_more_workers_than_it_has_games_left(registry, tmp_path, monkeypatch):
+    """`-j 256` for a few games started 256 worker processes (5.8 s before the first game)."""
+    asked = []
+    real = run_module.make_backend
+
+    def counting(context, isolation, jobs):
+        asked.append(jobs)
+        return real(context, isolation, jobs)
+
+    monkeypatch.setattr(run_module, "make_backend", counting)
+    store = Store(tmp_path / "few.db")
+    summary = run_tournament(tournament(registry, "random", games=3), registry, store, jobs=64)
+    store.close()
+    assert summary.games_played == 3
+    assert asked == [3]

@@ -104,7 +104,9 @@ def run_tournament(
     try:
         with (
             _ctrl_c(saver),
-            _backend(context, tournament.isolation, jobs, backend, ray_address) as played_by,
+            _backend(
+                context, tournament.isolation, _workers_for(jobs, schedules), backend, ray_address
+            ) as played_by,
         ):
             line = played_by.describe()
             if announce is not None and line:
@@ -140,6 +142,13 @@ def _backend(
 
         return RayBackend(context, isolation, jobs or None, address)
     return make_backend(context, isolation, jobs)
+
+
+def _workers_for(jobs: int, schedules: list[tuple[GamePlan, Schedule, int]]) -> int:
+    """``--jobs``, but never more workers than the run has games left to play (``-j 256`` for
+    four games started 256 processes); 0 (in this process) stays 0."""
+    left = sum(schedule.games - done for _, schedule, done in schedules)
+    return min(jobs, max(1, left)) if jobs > 0 else jobs
 
 
 def _open_run(store: Store, tournament: Tournament, resume: bool) -> tuple[int, bool]:
