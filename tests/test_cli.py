@@ -1092,3 +1092,10 @@ def test_an_interrupted_run_of_an_older_database_resumes_in_shared_mode(
     assert "isolation shared" in resumed.stderr
     assert "resumed run 1: 2 games were already stored" in resumed.stderr
     assert count_games(db, "twenty-down") == 5
+
+
+def test_an_empty_seed_is_a_one_line_error(cli, bots_dir, tmp_path):
+    """`--seed ''` was taken: the run began with "seed ," and a seed anybody could guess."""
+    result = cli(*run_args(bots_dir, tmp_path / "empty.db", games=2, seed=""))
+    assert_one_line_error(result, "the seed is empty")
+    assert not (tmp_path / "empty.db").exists()

@@ -134,6 +134,8 @@ def build_tournament(
     came from. ``pairing`` None: each game's default (``schedule.default_pairing``)."""
     where = _Where(source, from_file)
     sections = sections or []
+    if seed is not None and not str(seed).strip():
+        raise PlanError("the seed is empty: give one, or leave it out for a new random seed")
     check_settings(
         games_per_game, move_time, max_faults, bots, sections, source, from_file, pairing, gauntlet,
         time_bank,
