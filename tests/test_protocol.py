@@ -531,3 +531,24 @@ def test_every_request_carries_a_new_number_its_answer_may_repeat(tmp_path):
         finally:
             pool.close()
     assert (tmp_path / "err").read_text().split() == ["1", "2", "3", "4"]
+
+
+def test_a_manifest_shows_its_program_no_file_outside_its_folder(tmp_path):
+    """A manifest naming `../secret.txt:x` (or an absolute path) had that file bound into the
+    sandbox as one of its sources: a program could read any file the arena user can."""
+    (tmp_path / "secret.txt").write_text("key")
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    (folder / "bot.toml").write_text(
+        'name = "peek"\ncommand = ["sh", "../secret.txt:x", "'
+        + str(tmp_path / "secret.txt")
+        + '"]\n'
+    )
+    manifest = read_manifest(folder / "bot.toml")
+    assert manifest.sources == ()
+    assert not any("secret" in path for shown in manifest.visible() for path in shown)
+    (folder / "bot.toml").write_text(
+        'name = "peek"\ncommand = ["sh"]\nsources = ["../secret.txt"]\n'
+    )
+    with pytest.raises(ManifestError, match="sources must be files of its folder"):
+        read_manifest(folder / "bot.toml")

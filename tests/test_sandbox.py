@@ -22,6 +22,13 @@ os.kill(os.getpid(), 0)
 print("self", "allowed")
 signal.signal(signal.SIGUSR1, lambda *a: print("thread signal", "allowed"))
 signal.pthread_kill(threading.main_thread().ident, signal.SIGUSR1)  # the watchdog's way
+def sysv_segment():
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    segment = libc.shmget(0, 4096, 0o1600)  # IPC_PRIVATE, IPC_CREAT | 0600
+    if segment < 0:
+        raise OSError(ctypes.get_errno(), "shmget")
+    libc.shmctl(segment, 0, None)  # IPC_RMID: no segment is left behind if it was allowed
 for what, send in [
     ("parent", lambda: os.kill(os.getppid(), 0)),
     ("group", lambda: os.killpg(os.getpgrp(), 0)),
@@ -39,6 +46,7 @@ for what, send in [
     ("new session", lambda: os.setsid()),
     # memory outside RLIMIT_AS: a memfd's pages are counted only when mapped, never written
     ("memory file", lambda: os.memfd_create("fill")),
+    ("shared memory segment", sysv_segment),
 ]:
     try:
         send()
@@ -74,6 +82,7 @@ def test_a_filtered_process_may_signal_itself_and_nobody_else():
         "priority": "refused",
         "new session": "refused",
         "memory file": "refused",
+        "shared memory segment": "refused",
         "child process": "refused",
     }
 

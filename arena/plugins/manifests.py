@@ -167,6 +167,9 @@ def read_manifest(path: Path) -> Manifest:
         sources = _named_files(manifest)
     elif not (isinstance(sources, list) and all(isinstance(s, str) for s in sources)):
         raise ManifestError("sources must be a list of file names")
+    outside = [s for s in sources if not _inside(str(manifest.folder / s), str(manifest.folder))]
+    if outside:  # (each source is shown in the sandbox: never a file the folder does not hold)
+        raise ManifestError(f"sources must be files of its folder, not {', '.join(outside)}")
     missing = [s for s in sources if not (manifest.folder / s).is_file()]
     if missing:
         raise ManifestError(f"no such source file(s): {', '.join(missing)}")
@@ -205,7 +208,7 @@ def _named_files(manifest: Manifest) -> list[str]:
 def _file_part(folder: Path, arg: str) -> str | None:
     """The file of ``folder`` an argument names: itself, or what comes before a ``:``."""
     for name in (arg, arg.rpartition(":")[0]):
-        if name and (folder / name).is_file():
+        if name and (folder / name).is_file() and _inside(str(folder / name), str(folder)):
             return name
     return None
 

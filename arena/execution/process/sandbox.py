@@ -68,8 +68,9 @@ _SYSCALLS = {
         # worker kills with it)
         + (141, 251, 256, 279, 112, 109)
         # ... and memfd_create: a memory file's pages count against RLIMIT_AS only when mapped,
-        # so writing to one took memory past --bot-memory without end
-        + (319,),
+        # so writing to one took memory past --bot-memory without end; and for the same reason
+        # System V shared memory: shmget, shmat (a segment outlives its process without a sandbox)
+        + (319, 29, 30),
         # the first argument must be 0 or this process: prlimit64, sched_setparam,
         # sched_setscheduler, sched_setaffinity, sched_setattr (a CPU limit or a starved
         # schedule set on the worker would stop it, and the run could not blame the bot)
@@ -82,7 +83,9 @@ _SYSCALLS = {
     "aarch64": {
         "arch": 0xC00000B7,
         "own_pid_only": (129, 130, 131, 138, 240),
-        "refused": (424, 434, 438, 117, 270, 271, 440) + (140, 30, 238, 239, 157, 154) + (279,),
+        "refused": (424, 434, 438, 117, 270, 271, 440)
+        + (140, 30, 238, 239, 157, 154)
+        + (279, 194, 196),
         "self_only": (261, 118, 119, 122, 274),
         "fcntl": 25,
         "ioctl": 29,
