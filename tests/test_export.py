@@ -114,3 +114,20 @@ def test_a_kept_record_is_not_served_for_another_compact_record(cli, stored, tmp
     lines = {line["arena"]["id"]: line for line in export(cli, {"db": db})}
     assert lines[first]["chance"] == lines[second]["chance"]  # the record stored now, expanded
     assert lines[first]["arena"] == record_json(cli, stored, first)["arena"]
+
+
+def test_a_bots_plain_name_selects_its_versions_though_only_later_ones_are_stored(
+    cli,
+    stored,
+    tmp_path,  # noqa: F811
+):
+    """`--bot oops` is every version of oops; with only `oops@2` stored it was 'unknown bot'."""
+    renamed = tmp_path / "versions.db"
+    renamed.write_bytes(stored["db"].read_bytes())
+    with sqlite3.connect(renamed) as con:
+        con.execute("UPDATE seats SET bot = 'oops@2' WHERE bot = 'oops'")
+    lines = ok(cli("export", "--db", renamed, "--bot", "oops")).stdout.splitlines()
+    assert (
+        lines and lines == ok(cli("export", "--db", renamed, "--bot", "oops@2")).stdout.splitlines()
+    )
+    assert_one_line_error(cli("export", "--db", renamed, "--bot", "oops@3"), "oops@3")

@@ -131,7 +131,7 @@ def unknown(kind: str, name: str, known: list[str]) -> typer.Exit:
 def check_stored_names(store, bot: str | None, run: int | None, game: str | None) -> str | None:
     """--bot, --run and --game of a command that reads stored games, checked against the
     database (and the registered games); the game's canonical name."""
-    if bot is not None and bot not in (stored := store.stored_bots()):
+    if bot is not None and not _stored_as(bot, stored := store.stored_bots()):
         raise unknown("bot", bot, stored)
     if run is not None and run not in (runs := store.run_ids()):
         listing = f"{runs[0]} to {runs[-1]}" if runs else "none yet"
@@ -142,6 +142,14 @@ def check_stored_names(store, bot: str | None, run: int | None, game: str | None
     if game not in aliases:
         raise unknown("game", game, list(aliases))
     return aliases[game]
+
+
+def _stored_as(bot: str, stored: list[str]) -> bool:
+    """Whether the database holds games of ``bot``: ``name@N`` that version, ``name`` any of its
+    versions (as the commands select them), though only ``name@2`` and later may be stored."""
+    if "@" in bot:
+        return bot in stored
+    return any(name == bot or name.startswith(bot + "@") for name in stored)
 
 
 def open_store(db: Path, create: bool = True):
