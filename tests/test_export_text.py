@@ -173,3 +173,20 @@ def test_a_stored_card_order_that_is_not_an_order_of_the_pack_is_refused(name, k
 
     with pytest.raises(RecordError, match="stored record"):
         replay_stored(_with_cards(blob, change), GAMES)
+
+
+def test_a_plugin_games_own_kind_of_result_is_written_by_its_to_json():
+    """A plugin game whose result adds a key to ``to_json`` exported without it."""
+    from dataclasses import dataclass
+
+    from arena.games.base import GameResult
+    from arena.games.record_text import _result
+
+    @dataclass(frozen=True)
+    class WithBonus(GameResult):
+        def to_json(self) -> dict:
+            return {**super().to_json(), "bonus": [1, 0]}
+
+    plain = GameResult((3, 5), (2, 1))
+    assert json.loads(_result(plain)) == plain.to_json()
+    assert json.loads(_result(WithBonus((3, 5), (2, 1)))) == {**plain.to_json(), "bonus": [1, 0]}

@@ -17,7 +17,7 @@ from array import array
 from json.encoder import encode_basestring  # (json.dumps of a str, ensure_ascii=False)
 
 from arena.cards import ASCII_NAMES, Card
-from arena.games.base import RECORD_FORMAT, Game, State, to_plain
+from arena.games.base import RECORD_FORMAT, Game, GameResult, State, to_plain
 from arena.games.record import decision_ms, time_of_code
 
 _CARD_TEXT: tuple[str, ...] = tuple(f'"{name}"' for name in ASCII_NAMES)
@@ -189,7 +189,10 @@ class RecordText:
 
 
 def _result(result) -> str:
-    """``json.dumps(result.to_json(), ensure_ascii=False)``, written out for int scores."""
+    """``json.dumps(result.to_json(), ensure_ascii=False)``, written out for int scores (a
+    plugin game's own kind of result may write more: its ``to_json`` is asked)."""
+    if type(result) is not GameResult:
+        return _dumps(result.to_json())
     scores, ranks = result.scores, result.ranks
     if set(map(type, (*scores, *ranks))) - {int} or type(result.better) is not str:
         return _dumps(result.to_json())
