@@ -299,7 +299,7 @@ def _build_sandbox(manifest: Manifest, argv: list[str], cache: Path):
     if not bubblewrap.active(settings):
         return argv, limits
     shown = [str(manifest.folder)] + [p for p in BUILD_SYSTEM_FILES if os.path.exists(p)]
-    command = bubblewrap.wrap(argv, [argv[0]], settings, shown, [str(cache)])
+    command = bubblewrap.wrap(argv, [argv[0]], settings, shown, [str(cache)], memory=BUILD_MEMORY)
     chdir = command.index("--chdir")  # (into its folder, not the sandbox's empty /tmp)
     command[chdir + 1] = str(manifest.folder)
     return command, limits

@@ -151,12 +151,14 @@ def wrap(
     exact: list[str] = (),
     writable: list[str] = (),
     folder: str | None = None,
+    memory: int = 0,
 ) -> list[str]:
     """``command`` (a ``python -m …`` of arena) as bubblewrap runs it, seeing ``files`` (the bot
     files, and their folders) besides Python and arena; ``exact``, files or folders shown as
     themselves alone (never their folder), and ``writable``, folders it may write into; it runs
-    in ``folder`` (made empty, writable, in its private ``/tmp``; default ``/tmp`` itself)."""
-    args = _bwrap_arguments(bwrap_path() or "bwrap", files, settings.hidden)
+    in ``folder`` (made empty, writable, in its private ``/tmp``; default ``/tmp`` itself). Each
+    of its tmpfs folders holds at most ``TMPFS_MIB``, and no more than its ``memory`` limit."""
+    args = _bwrap_arguments(bwrap_path() or "bwrap", files, settings.hidden, memory)
     if folder is not None:
         args[args.index("--chdir") + 1] = folder
         args += ["--dir", folder]
@@ -177,7 +179,7 @@ def start(
     output nowhere (a bot prints into the void: arena's output is arena's)."""
     wrapped = active(settings)
     process = subprocess.Popen(
-        wrap(command, files, settings) if wrapped else command,
+        wrap(command, files, settings, memory=memory) if wrapped else command,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -213,7 +215,9 @@ def exit_code(code: int, wrapped: bool) -> int:
     return code
 
 
-def _bwrap_arguments(bwrap: str, files: list[str], hidden: tuple[str, ...]) -> list[str]:
+def _bwrap_arguments(
+    bwrap: str, files: list[str], hidden: tuple[str, ...], memory: int = 0
+) -> list[str]:
     args = [bwrap, "--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY)]
     # --new-session is left out: the bot's process group, which the worker kills, must stay the
     # one Popen's start_new_session made (a new session is also a new group). That session has
@@ -221,7 +225,8 @@ def _bwrap_arguments(bwrap: str, files: list[str], hidden: tuple[str, ...]) -> l
     args += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]
     # Files written in the sandbox's own folders are memory: /tmp and /dev/shm are bounded,
     # /dev itself read-only (its nodes still work).
-    size = ["--size", str(TMPFS_MIB << 20)] if sizes_tmpfs(bwrap) else []
+    cap = TMPFS_MIB << 20 if memory <= 0 else min(TMPFS_MIB << 20, memory)
+    size = ["--size", str(cap)] if sizes_tmpfs(bwrap) else []
     args += ["--die-with-parent", "--proc", "/proc", "--dev", "/dev"]
     args += [*size, "--tmpfs", "/dev/shm", "--remount-ro", "/dev", *size, "--tmpfs", "/tmp"]
     for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):

@@ -92,7 +92,9 @@ class ProgramProcess:
         command = [sys.executable, "-I", "-S", LAUNCHER]
         if sandboxed:
             files, exact = manifest.visible()
-            command = bubblewrap.wrap(command, files, limits.sandbox, exact, (), SANDBOX_FOLDER)
+            command = bubblewrap.wrap(
+                command, files, limits.sandbox, exact, (), SANDBOX_FOLDER, limits.memory
+            )
         try:
             self.process = subprocess.Popen(
                 command,
