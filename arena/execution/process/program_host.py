@@ -137,9 +137,9 @@ class ProgramHost(Host):
                 self.collect(pending)
                 pending = []
         self.collect(pending)
-        self.flush()
+        self.write_queued()
 
-    def flush(self) -> None:
+    def write_queued(self) -> None:
         """Write what is queued for the program (the ends of games, the starts of new ones)
         after the last request: a program that does not take it faults its next decision."""
         process = self.pool.current
