@@ -39,7 +39,7 @@ def test_train_save_and_field_the_policy_as_an_arena_bot(tmp_path, monkeypatch):
     np.savez_compressed(policy, weights=weights, bias=bias)
 
     monkeypatch.setenv("ARENA_LEARNED_POLICY", str(policy))
-    registry = load_registry([REPO / "bots", EXAMPLE], entry_points=False)
+    registry = load_registry([REPO / "bots", EXAMPLE / "bot"], entry_points=False)
     learned = registry.bot("learned-td")
     assert learned.plays("twenty-down") and not learned.plays("how-low-can-you-go")
     seats = ("learned-td", "random", "random", "random")
@@ -54,7 +54,8 @@ def test_without_a_policy_file_the_bot_is_not_registered_and_says_why(tmp_path, 
     "unknown bot 'learned-td'"."""
     need("numpy")
     monkeypatch.setenv("ARENA_LEARNED_POLICY", str(tmp_path / "none.npz"))
-    registry = load_registry([REPO / "bots", EXAMPLE], entry_points=False)
+    registry = load_registry([REPO / "bots", EXAMPLE / "bot"], entry_points=False)
     assert "learned-td" not in {b.name for b in registry.bots.values()}
-    (error,) = [e for e in registry.errors if e.source.endswith("learned_bot.py")]
+    (error,) = registry.errors  # the training script is not taken for a bot file
+    assert error.source.endswith("learned_bot.py")
     assert "none.npz" in error.message and "train.py" in error.message

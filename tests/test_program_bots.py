@@ -360,6 +360,37 @@ def test_a_program_host_restarts_a_program_without_waiting_for_its_hello(tmp_pat
         pool.close()
 
 
+def test_a_program_that_ends_between_decisions_faults_its_next_decision(tmp_path):
+    """The starts and ends of games are written after a batch's requests; a program that has
+    ended by then was started again without any fault (a crash nobody was blamed for)."""
+    import time
+
+    from arena.execution.process.bubblewrap import SandboxSettings
+    from arena.execution.process.program_bot import ProgramLimits
+    from arena.execution.process.program_host import ProgramHost
+    from arena.plugins.manifests import read_manifest
+
+    (tmp_path / "quits.sh").write_text(f"read line\necho '{HELLO}'\n")  # ends after its hello
+    (tmp_path / "quits.toml").write_text(manifest("quits", '"sh", "quits.sh"'))
+    host = ProgramHost(
+        read_manifest(tmp_path / "quits.toml"), ProgramLimits(sandbox=SandboxSettings("none"))
+    )
+    try:
+        first = host.pool.process()
+        time.sleep(0.3)  # (it has ended)
+        first.queued += b'{"type":"end","id":1}\n'
+        host.write_queued()
+        assert host.pool.current is not first
+        host.run([("act", 1, None)])
+        codes, _seconds, faults = host.answers()
+        assert len(codes) == 1 and faults[0][0] == "crash", faults
+        assert "between decisions" in faults[0][1]
+        host.run([("act", 1, None)])  # blamed once: the next is the next decision's own
+        assert host.answers()[2][0][0] == "gone"
+    finally:
+        host.pool.close()
+
+
 def test_a_line_written_after_its_answer_was_read_is_not_the_next_answer(tmp_path):
     import time
 

@@ -1,6 +1,6 @@
 """Train a small policy for Twenty Down on the PettingZoo environment, with numpy alone.
 
-    python examples/learned_bot/train.py --minutes 8 --out examples/learned_bot/policy.npz
+    python examples/learned_bot/train.py --minutes 8 --out examples/learned_bot/bot/policy.npz
 
 The policy is linear: one score per action from the seat's observation vector (the game's
 encoding, docs/research.md), illegal actions masked out, softmax. It learns by REINFORCE
@@ -10,7 +10,7 @@ follow it, discounted by ``GAMMA`` per decision of its seat (rewards per deal â€
 lost or won, / 10 â€” and its rank at the end), less a running mean. Every setting is below;
 the whole run is seeded.
 
-``learned_bot.py`` (beside this file) fields the saved policy as the arena bot ``learned-td``.
+``bot/learned_bot.py`` fields the saved policy as the arena bot ``learned-td``.
 """
 
 from __future__ import annotations
@@ -144,7 +144,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=None, help="stop after this many games")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--against-random", action="store_true", help="learn one seat a game")
-    parser.add_argument("--out", default="examples/learned_bot/policy.npz")
+    parser.add_argument("--out", default="examples/learned_bot/bot/policy.npz")
     parser.add_argument("--evaluate", type=int, default=200, help="games against random after")
     args = parser.parse_args()
     start = time.monotonic()

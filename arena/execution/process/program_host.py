@@ -80,6 +80,7 @@ class ProgramHost(Host):
         self.pool = ProgramPool(manifest, limits)
         self.pool.deferring = True  # (a batch's lines are written at once: ``collect``)
         self.spec = _Programs(self.pool)
+        self.owed: tuple[str, str] | None = None  # a fault of the program's next decision
 
     def answers(self) -> tuple[list, list, dict]:
         """The answers of the commands run since the last call, as the worker reads a bot
@@ -101,6 +102,11 @@ class ProgramHost(Host):
                 super().run([command])
                 continue
             self.started += 1
+            if self.owed is not None:  # (it failed between decisions: blamed on the next one)
+                self.progress[0] = self.started
+                self.reply(*self.owed, 0.0)
+                self.owed = None
+                continue
             key = command[1]
             observation = self.observation(op, key, command)
             player = self.bots.get(key)
@@ -141,12 +147,14 @@ class ProgramHost(Host):
 
     def write_queued(self) -> None:
         """Write what is queued for the program (the ends of games, the starts of new ones)
-        after the last request: a program that does not take it faults its next decision."""
+        after the last request: a program that does not take it (it ended, or does not read) is
+        started again, and its next decision is its fault."""
         process = self.pool.current
         if process is not None and process.alive and process.queued:
             try:
                 process.write(b"")
-            except ProgramFault:
+            except ProgramFault as exc:
+                self.owed = (exc.kind, f"between decisions: {exc}")
                 self.restart()
 
     def observation(self, op: str, key: int, command: tuple):

@@ -1,6 +1,6 @@
 """``learned-td``: the policy ``train.py`` saved, as an arena bot (Twenty Down).
 
-    arena run --bots-dir bots --bots-dir examples/learned_bot --game td \
+    arena run --bots-dir bots --bots-dir examples/learned_bot/bot --game td \
         --bots learned-td,random --games 500
 
 It encodes its observation with the game's own encoding (the vector it was trained on), masks the
