@@ -86,23 +86,28 @@ def _line(text: str, facts: str) -> str:
 _BOOLS = ("false", "true")
 
 
-def _facts(info: dict) -> str:
-    """``json.dumps(stored_facts(info), ensure_ascii=False)``, written out when every number
-    is an int and the time a finite float (as stored): the same characters."""
-    seats = info["seats"]
-    scores = [s["score"] for s in seats]
-    ranks = [s["rank"] for s in seats]
-    finished = info["finished"]
-    numbers = (info["id"], info["run_id"], *scores, *ranks)
+def _facts(game_id, run_id, finished, seats: list[tuple]) -> str:
+    """``json.dumps(stored_facts(info), ensure_ascii=False)`` of a game ``Store.export_rows``
+    gives (``seats``: (score, rank, forfeit) each), written out when every number is an int and
+    the time a finite float (as stored): the same characters."""
+    scores = [s[0] for s in seats]
+    ranks = [s[1] for s in seats]
+    numbers = (game_id, run_id, *scores, *ranks)
     if (
         type(finished) is not float
         or not math.isfinite(finished)
         or set(map(type, numbers)) != {int}
     ):
+        info = {
+            "id": game_id,
+            "run_id": run_id,
+            "finished": finished,
+            "seats": [{"score": s[0], "rank": s[1], "forfeit": s[2]} for s in seats],
+        }
         return json.dumps(stored_facts(info), ensure_ascii=False)
-    forfeits = ", ".join([_BOOLS[bool(s["forfeit"])] for s in seats])
+    forfeits = ", ".join([_BOOLS[bool(s[2])] for s in seats])
     return (
-        f'{{"id": {info["id"]}, "run": {info["run_id"]}, "finished": {finished!r}, '
+        f'{{"id": {game_id}, "run": {run_id}, "finished": {finished!r}, '
         f'"scores": [{", ".join(map(str, scores))}], "ranks": [{", ".join(map(str, ranks))}], '
         f'"forfeits": [{forfeits}]}}'
     )
@@ -116,13 +121,14 @@ def _block(
     kept = store.kept_records(*ids)
     out = []
     new = []
-    for info in store.iter_games(select.game, select.run, select.bot, batch=_CHUNK, ids=ids):
-        blob = info["record"]
+    for game_id, run_id, finished, blob, seats in store.export_rows(
+        select.game, select.run, select.bot, ids
+    ):
         if blob is None:
             counts.without_record += 1
             continue
-        facts = _facts(info)
-        crc, packed = kept.get(info["id"], (None, None))
+        facts = _facts(game_id, run_id, finished, seats)
+        crc, packed = kept.get(game_id, (None, None))
         if crc is not None and crc == checksum(blob):
             out.append(_line(zlib.decompress(packed).decode(), facts))
             continue
@@ -130,12 +136,12 @@ def _block(
             state, header, times = replay_stored(blob, games, writer.games_made, codes=True)
         except RecordError as exc:
             counts.damaged += 1
-            counts.first_damage = counts.first_damage or f"game {info['id']}: {exc}"
+            counts.first_damage = counts.first_damage or f"game {game_id}: {exc}"
             continue
         text = writer.text(state, header, times)
         out.append(_line(text, facts))
         if keep:
-            new.append((info["id"], checksum(blob), zlib.compress(text.encode(), _KEEP_LEVEL)))
+            new.append((game_id, checksum(blob), zlib.compress(text.encode(), _KEEP_LEVEL)))
     counts.written = len(out)
     out.append("")
     return _Block("\n".join(out).encode() if counts.written else b"", counts, new)
