@@ -4,6 +4,7 @@ json` prints, filtered by game, run and bot; in order whatever --jobs is."""
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 
 import pytest
@@ -93,6 +94,15 @@ def test_processes_write_their_blocks_to_the_file_in_order(stored, tmp_path, mon
     with open(path, "wb") as out, pytest.raises(StoreError, match="disk gone"):
         view.write_export(store, games, view.ExportCounts(), out, jobs=2)
     assert path.read_bytes().splitlines() == one.getvalue().splitlines()[:4]
+
+    def dying(store, games, select, ids, keep, writer):
+        if ids == third:
+            os._exit(3)  # (killed, say: no report, no turn passed on)
+        return block(store, games, select, ids, keep, writer)
+
+    monkeypatch.setattr(view, "_block", dying)
+    with open(path, "wb") as out, pytest.raises(RuntimeError, match="ended unexpectedly"):
+        view.write_export(store, games, view.ExportCounts(), out, jobs=2)
     store.close()
 
 

@@ -254,19 +254,24 @@ def _gather(store, receivers, workers, copied, out, counts, wait) -> BaseExcepti
                 else:
                     watched.remove(copied)
                 continue
-            receiver = exits.get(ready, ready)
-            if ready in exits:  # a process ended: its last reports may still be in the pipe
+            ended = ready in exits  # (a process ended: its last reports may be in the pipe)
+            if ended:
                 watched.remove(ready)
-            while receiver in running and (ready is receiver or receiver.poll()):
-                ready = None
-                report = receiver.recv()
-                if report[0] == "end":
-                    error = error or report[1]
-                    del running[receiver]
-                    watched.remove(receiver)
-                else:
-                    _take(store, *report, counts)
-            if ready is not None and receiver in running:
+            receiver = exits.get(ready, ready)
+            first = not ended
+            try:
+                while receiver in running and (first or receiver.poll()):
+                    first = False
+                    report = receiver.recv()
+                    if report[0] == "end":
+                        error = error or report[1]
+                        del running[receiver]
+                        watched.remove(receiver)
+                    else:
+                        _take(store, *report, counts)
+            except EOFError:
+                ended = True
+            if ended and receiver in running:
                 raise RuntimeError(
                     f"an arena export process ended unexpectedly "
                     f"(exit code {running[receiver].exitcode})"
