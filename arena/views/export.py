@@ -223,8 +223,9 @@ def _in_processes(store, ranges, games, select, jobs, keep, out, counts) -> None
             worker.start()
         for _, send in reports:
             send.close()
-        if copied is not None:
+        if copied is not None:  # (the workers hold the write end: it ends when they do)
             os.close(fd)
+            fd = None
         turns[0].release()
         error = _gather(store, [r for r, _ in reports], workers, copied, out, counts, wait)
     finally:
@@ -234,6 +235,8 @@ def _in_processes(store, ranges, games, select, jobs, keep, out, counts) -> None
             worker.join()
         if copied is not None:
             os.close(copied)
+            if fd is not None:
+                os.close(fd)
     if error is not None:
         raise error
 
