@@ -4,8 +4,10 @@ json` prints, filtered by game, run and bot; in order whatever --jobs is."""
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 
+import pytest
 from conftest import assert_one_line_error
 from test_records_cli import ok, record_json, stored  # noqa: F401 (the shared database fixture)
 
@@ -54,6 +56,54 @@ def test_export_in_several_processes_gives_the_same_lines(cli, stored, monkeypat
     assert ok(cli("export", "--db", stored["db"])).stdout == one
     filtered = ok(cli("export", "--db", stored["db"], "-j", "2", "--bot", "oops")).stdout
     assert filtered.splitlines() == [line for line in one.splitlines() if "oops" in line]
+
+
+def test_processes_write_their_blocks_to_the_file_in_order(stored, tmp_path, monkeypatch):  # noqa: F811
+    """With a real file, each process writes its own blocks to it, in turn: the same bytes as
+    one process. A process that fails stops the others after the blocks before its own, and
+    its error is the caller's."""
+    import io
+
+    from arena.games import HowLowCanYouGo, TwentyDown
+    from arena.store.database import Store, StoreError
+    from arena.views import export as view
+
+    games = {cls.name: cls for cls in (TwentyDown, HowLowCanYouGo)}
+    monkeypatch.setattr(view, "_CHUNK", 2)
+    store = Store(stored["db"], create=False)
+    one = io.BytesIO()
+    view.write_export(store, games, view.ExportCounts(), one)
+    assert one.getvalue().count(b"\n") == 8
+    path = tmp_path / "out.jsonl"
+    for jobs in (2, 3):
+        counts = view.ExportCounts()
+        with open(path, "wb") as out:
+            view.write_export(store, games, counts, out, jobs=jobs)
+        assert path.read_bytes() == one.getvalue()
+        assert counts.written == 8
+
+    block = view._block
+    third = list(store.game_id_ranges(size=2))[2]
+
+    def failing(store, games, select, ids, keep, writer):
+        if ids == third:
+            raise StoreError("disk gone")
+        return block(store, games, select, ids, keep, writer)
+
+    monkeypatch.setattr(view, "_block", failing)
+    with open(path, "wb") as out, pytest.raises(StoreError, match="disk gone"):
+        view.write_export(store, games, view.ExportCounts(), out, jobs=2)
+    assert path.read_bytes().splitlines() == one.getvalue().splitlines()[:4]
+
+    def dying(store, games, select, ids, keep, writer):
+        if ids == third:
+            os._exit(3)  # (killed, say: no report, no turn passed on)
+        return block(store, games, select, ids, keep, writer)
+
+    monkeypatch.setattr(view, "_block", dying)
+    with open(path, "wb") as out, pytest.raises(RuntimeError, match="ended unexpectedly"):
+        view.write_export(store, games, view.ExportCounts(), out, jobs=2)
+    store.close()
 
 
 def test_export_errors_are_one_line(cli, stored, tmp_path):  # noqa: F811

@@ -137,7 +137,10 @@ SEATS = st.lists(
 )
 def test_the_facts_of_a_line_are_their_json(game_id, run_id, finished, seats):
     info = {"id": game_id, "run_id": run_id, "finished": finished, "seats": seats}
-    assert _facts(info) == json.dumps(stored_facts(info), ensure_ascii=False)
+    rows = [(s["score"], s["rank"], s["forfeit"]) for s in seats]
+    assert _facts(game_id, run_id, finished, rows) == json.dumps(
+        stored_facts(info), ensure_ascii=False
+    )
 
 
 def _with_cards(blob: bytes, change) -> bytes:

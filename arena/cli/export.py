@@ -48,7 +48,7 @@ def export(
     """Write every stored game as one JSON line (the record `arena replay ID --format json`
     prints), oldest first, for offline analysis and learning from logged games."""
     from arena.store.database import StoreError
-    from arena.views.export import ExportCounts, Selection, export_blocks, usable_cores
+    from arena.views.export import ExportCounts, Selection, usable_cores, write_export
 
     path = db_path(db)
     store = open_store(path, create=False)
@@ -68,8 +68,7 @@ def export(
     select = Selection(game, run, bot)
     out = sys.stdout.buffer
     try:
-        for block in export_blocks(store, classes, counts, select, jobs, keep):
-            out.write(block)
+        write_export(store, classes, counts, out, select, jobs, keep)
         out.flush()
     except StoreError as exc:
         raise fail(str(exc)) from None

@@ -356,8 +356,7 @@ def replay_stored(
         if apply_all is not None:
             apply_all(indices)
         else:
-            for index in indices:
-                apply(index)
+            deque(map(apply, indices), 0)  # (each in turn, without a Python loop)
     except IndexError:
         number = len(state.history) + 1
         index = indices[number - 1]

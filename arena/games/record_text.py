@@ -163,7 +163,7 @@ class RecordText:
         makes of ``replay_stored``'s ``state, header, times``."""
         parts = [
             self._start(state.game),
-            _dumps(state.chance.seed),
+            _seed_text(state.chance.seed),
             ', "chance": ',
             self._chance(state.chance),
             ', "actions": ',
@@ -186,6 +186,10 @@ class RecordText:
             parts += ', "time_bank": ', _dumps(header["time_bank"])
         parts.append("}")
         return "".join(parts)
+
+
+def _seed_text(seed) -> str:
+    return encode_basestring(seed) if type(seed) is str else _dumps(seed)
 
 
 def _result(result) -> str:

@@ -486,6 +486,33 @@ class Store:
             yield from games.values()
             last = rows[-1][0]
 
+    def export_rows(
+        self,
+        game: str | None,
+        run_id: int | None,
+        bot: str | None,
+        ids: tuple[int, int],
+    ) -> list[tuple[int, int, float, bytes | None, list[tuple]]]:
+        """``iter_games``'s games with ids in ``ids`` (first, last), only what ``arena export``
+        writes, as tuples: id, run, finished, record and the seats' (score, rank, forfeit) in
+        seat order. (Two queries a chunk and no dicts: a third of ``iter_games``'s time.)"""
+        where, args = _game_conditions(game, run_id, bot)
+        where.insert(0, "g.id BETWEEN ? AND ?")
+        sql = (
+            f"SELECT g.id, g.run_id, g.finished, g.record FROM games g "
+            f"WHERE {' AND '.join(where)} ORDER BY g.id"
+        )
+        games = self._rows(sql, (*ids, *args))
+        seats: dict[int, list[tuple]] = {game_id: [] for game_id, *_ in games}
+        seats_sql = (
+            "SELECT game_id, score, rank, forfeit FROM seats "
+            "WHERE game_id BETWEEN ? AND ? ORDER BY game_id, seat"
+        )
+        for game_id, *seat in self._rows(seats_sql, ids):
+            if game_id in seats:
+                seats[game_id].append(seat)
+        return [(*row, seats[row[0]]) for row in games]
+
     def game_id_ranges(
         self,
         game: str | None = None,

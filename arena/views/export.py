@@ -8,9 +8,11 @@ kept in its exported form (``arena.store.kept_records``, ``keep``) is streamed a
 engine at all.
 
 The games go in chunks of consecutive ids; each chunk comes out as one block of UTF-8 lines.
-With ``jobs`` > 1, forked processes each read their chunks from the database themselves and
-hand back the block: the parent only lists the chunks' id ranges, writes the blocks in order and
-stores the kept rows, so that two processes on two cores come close to twice one.
+With ``jobs`` > 1, forked processes are dealt the chunks in turn; each reads its chunks from the
+database itself and writes its blocks straight to the output's file descriptor when the process
+before it has written its own (a token passed round a ring of semaphores), so the blocks come
+out in order without passing through the parent, which only lists the chunks' id ranges and
+takes each chunk's counts (and rows to keep).
 """
 
 from __future__ import annotations
@@ -84,23 +86,28 @@ def _line(text: str, facts: str) -> str:
 _BOOLS = ("false", "true")
 
 
-def _facts(info: dict) -> str:
-    """``json.dumps(stored_facts(info), ensure_ascii=False)``, written out when every number
-    is an int and the time a finite float (as stored): the same characters."""
-    seats = info["seats"]
-    scores = [s["score"] for s in seats]
-    ranks = [s["rank"] for s in seats]
-    finished = info["finished"]
-    numbers = (info["id"], info["run_id"], *scores, *ranks)
+def _facts(game_id, run_id, finished, seats: list[tuple]) -> str:
+    """``json.dumps(stored_facts(info), ensure_ascii=False)`` of a game ``Store.export_rows``
+    gives (``seats``: (score, rank, forfeit) each), written out when every number is an int and
+    the time a finite float (as stored): the same characters."""
+    scores = [s[0] for s in seats]
+    ranks = [s[1] for s in seats]
+    numbers = (game_id, run_id, *scores, *ranks)
     if (
         type(finished) is not float
         or not math.isfinite(finished)
         or set(map(type, numbers)) != {int}
     ):
+        info = {
+            "id": game_id,
+            "run_id": run_id,
+            "finished": finished,
+            "seats": [{"score": s[0], "rank": s[1], "forfeit": s[2]} for s in seats],
+        }
         return json.dumps(stored_facts(info), ensure_ascii=False)
-    forfeits = ", ".join([_BOOLS[bool(s["forfeit"])] for s in seats])
+    forfeits = ", ".join([_BOOLS[bool(s[2])] for s in seats])
     return (
-        f'{{"id": {info["id"]}, "run": {info["run_id"]}, "finished": {finished!r}, '
+        f'{{"id": {game_id}, "run": {run_id}, "finished": {finished!r}, '
         f'"scores": [{", ".join(map(str, scores))}], "ranks": [{", ".join(map(str, ranks))}], '
         f'"forfeits": [{forfeits}]}}'
     )
@@ -114,13 +121,14 @@ def _block(
     kept = store.kept_records(*ids)
     out = []
     new = []
-    for info in store.iter_games(select.game, select.run, select.bot, batch=_CHUNK, ids=ids):
-        blob = info["record"]
+    for game_id, run_id, finished, blob, seats in store.export_rows(
+        select.game, select.run, select.bot, ids
+    ):
         if blob is None:
             counts.without_record += 1
             continue
-        facts = _facts(info)
-        crc, packed = kept.get(info["id"], (None, None))
+        facts = _facts(game_id, run_id, finished, seats)
+        crc, packed = kept.get(game_id, (None, None))
         if crc is not None and crc == checksum(blob):
             out.append(_line(zlib.decompress(packed).decode(), facts))
             continue
@@ -128,12 +136,12 @@ def _block(
             state, header, times = replay_stored(blob, games, writer.games_made, codes=True)
         except RecordError as exc:
             counts.damaged += 1
-            counts.first_damage = counts.first_damage or f"game {info['id']}: {exc}"
+            counts.first_damage = counts.first_damage or f"game {game_id}: {exc}"
             continue
         text = writer.text(state, header, times)
         out.append(_line(text, facts))
         if keep:
-            new.append((info["id"], checksum(blob), zlib.compress(text.encode(), _KEEP_LEVEL)))
+            new.append((game_id, checksum(blob), zlib.compress(text.encode(), _KEEP_LEVEL)))
     counts.written = len(out)
     out.append("")
     return _Block("\n".join(out).encode() if counts.written else b"", counts, new)
@@ -144,63 +152,180 @@ def export_blocks(
     games: dict[str, type[Game]],
     counts: ExportCounts,
     select: Selection = Selection(),
-    jobs: int = 1,
     keep: bool = False,
 ) -> Iterator[bytes]:
     """The JSON lines of the games ``select`` picks in ``store`` (a ``Store``), oldest first, as
-    blocks of UTF-8 lines each ending in a newline; ``counts`` is filled in. Records kept in the
-    store are streamed as kept; with ``keep``, the others are kept there as they are expanded, a
-    transaction a chunk."""
-    ranges = store.game_id_ranges(select.game, select.run, select.bot, size=_CHUNK)
-    first = next(ranges, None)
-    second = next(ranges, None)
-    if first is None:
-        return
-    ranges = (r for r in (first, second, *ranges) if r is not None)
-    if jobs > 1 and second is not None:
-        blocks = _in_processes(ranges, store.path, games, select, jobs, keep)
+    blocks of UTF-8 lines each ending in a newline, made in this process; ``counts`` is filled
+    in. Records kept in the store are streamed as kept; with ``keep``, the others are kept there
+    as they are expanded, a transaction a chunk."""
+    writer = RecordText()
+    for ids in store.game_id_ranges(select.game, select.run, select.bot, size=_CHUNK):
+        block = _block(store, games, select, ids, keep, writer)
+        _take(store, block.counts, block.new, counts)
+        if block.text:
+            yield block.text
+
+
+def _take(store, chunk: ExportCounts, new: list, counts: ExportCounts) -> None:
+    counts.add(chunk)
+    if new:
+        store.keep_records(new)
+        counts.kept += len(new)
+
+
+def write_export(
+    store,
+    games: dict[str, type[Game]],
+    counts: ExportCounts,
+    out,
+    select: Selection = Selection(),
+    jobs: int = 1,
+    keep: bool = False,
+) -> None:
+    """Writes ``export_blocks``'s lines to ``out`` (a binary stream), with ``jobs`` > 1 made in
+    that many forked processes."""
+    ranges = list(store.game_id_ranges(select.game, select.run, select.bot, size=_CHUNK))
+    if jobs > 1 and len(ranges) > 1:
+        out.flush()
+        _in_processes(store, ranges, games, select, min(jobs, len(ranges)), keep, out, counts)
     else:
-        writer = RecordText()
-        blocks = (_block(store, games, select, ids, keep, writer) for ids in ranges)
-    try:
-        for block in blocks:
-            counts.add(block.counts)
-            if block.text:
-                yield block.text
-            if block.new:
-                store.keep_records(block.new)
-                counts.kept += len(block.new)
-    finally:
-        blocks.close()
+        for block in export_blocks(store, games, counts, select, keep):
+            out.write(block)
 
 
-# The worker's own database connection and writer, made once per forked process (``_start``).
-_worker: dict = {}
-
-
-def _start(path, games, select: Selection, keep: bool) -> None:
-    from arena.store.database import Store
-
-    _worker.update(store=Store(path, create=False), games=games, select=select, keep=keep)
-    _worker["writer"] = RecordText()
-
-
-def _work(ids: tuple[int, int]) -> _Block:
-    w = _worker
-    return _block(w["store"], w["games"], w["select"], ids, w["keep"], w["writer"])
-
-
-def _in_processes(ranges, path, games, select: Selection, jobs: int, keep: bool):
-    """``_block`` of each id range in ``jobs`` forked processes, in order, a few ahead."""
+def _in_processes(store, ranges, games, select, jobs, keep, out, counts) -> None:
+    """The chunks ``ranges`` dealt in turn to ``jobs`` forked processes, each of which writes
+    its blocks itself to ``out``'s file descriptor, in order: a process writes when the one
+    before has written (``turns``: a semaphore each, passed on in a ring), so no block goes
+    through this process. Each reports its counts and rows to keep here. A stream with no file
+    descriptor (a test's) gets the blocks through a pipe, copied here."""
     import multiprocessing
-    from collections import deque
+    from multiprocessing.connection import wait
 
     context = multiprocessing.get_context("fork")
-    with context.Pool(jobs, initializer=_start, initargs=(path, games, select, keep)) as pool:
-        pending = deque()
+    try:
+        fd, copied = out.fileno(), None
+    except (AttributeError, OSError, ValueError):
+        copied, fd = os.pipe()
+    turns = [context.Semaphore(0) for _ in range(jobs)]
+    stop = context.RawValue("b", 0)
+    reports = [context.Pipe(duplex=False) for _ in range(jobs)]
+    workers = [
+        context.Process(
+            target=_work_in_turn,
+            args=(w, ranges[w::jobs], store.path, games, select, keep, fd, turns, stop, send),
+            daemon=True,
+        )
+        for w, (_, send) in enumerate(reports)
+    ]
+    try:
+        for worker in workers:
+            worker.start()
+        for _, send in reports:
+            send.close()
+        if copied is not None:  # (the workers hold the write end: it ends when they do)
+            os.close(fd)
+            fd = None
+        turns[0].release()
+        error = _gather(store, [r for r, _ in reports], workers, copied, out, counts, wait)
+    finally:
+        for worker in workers:
+            if worker.is_alive() and worker.exitcode is None:
+                worker.terminate()
+            worker.join()
+        if copied is not None:
+            os.close(copied)
+            if fd is not None:
+                os.close(fd)
+    if error is not None:
+        raise error
+
+
+def _gather(store, receivers, workers, copied, out, counts, wait) -> BaseException | None:
+    """Takes the workers' reports (and, with ``copied``, their lines) until each has ended;
+    the first error any of them met."""
+    error = None
+    running = dict(zip(receivers, workers, strict=True))
+    exits = {worker.sentinel: receiver for receiver, worker in running.items()}
+    watched = [*receivers, *exits, *([copied] if copied is not None else [])]
+    while running or copied in watched:
+        for ready in wait(watched):
+            if ready is copied:
+                data = os.read(copied, 1 << 20)
+                if data:
+                    out.write(data)
+                else:
+                    watched.remove(copied)
+                continue
+            ended = ready in exits  # (a process ended: its last reports may be in the pipe)
+            if ended:
+                watched.remove(ready)
+            receiver = exits.get(ready, ready)
+            first = not ended
+            try:
+                while receiver in running and (first or receiver.poll()):
+                    first = False
+                    report = receiver.recv()
+                    if report[0] == "end":
+                        error = error or report[1]
+                        del running[receiver]
+                        watched.remove(receiver)
+                    else:
+                        _take(store, *report, counts)
+            except EOFError:
+                ended = True
+            if ended and receiver in running:
+                raise RuntimeError(
+                    f"an arena export process ended unexpectedly "
+                    f"(exit code {running[receiver].exitcode})"
+                )
+    return error
+
+
+def _work_in_turn(turn, ranges, path, games, select, keep, fd, turns, stop, report) -> None:
+    """A forked process of ``_in_processes``: the blocks of ``ranges``, each written to ``fd``
+    in its turn; reports the counts and rows to keep of each, then ``("end", error)``."""
+    from arena.store.database import Store
+
+    error = None
+    after = turns[(turn + 1) % len(turns)]
+    try:
+        try:
+            store = Store(path, create=False)
+        except Exception as exc:
+            error = exc
+        writer = RecordText()
         for ids in ranges:
-            pending.append(pool.apply_async(_work, (ids,)))
-            if len(pending) > 2 * jobs:
-                yield pending.popleft().get()
-        while pending:
-            yield pending.popleft().get()
+            if error is None:
+                try:
+                    block = _block(store, games, select, ids, keep, writer)
+                except Exception as exc:
+                    error = exc
+            turns[turn].acquire()
+            try:  # (after an error, or another's, the turn is still passed on, then none)
+                if error is None and not stop.value:
+                    _write_all(fd, block.text)
+            except Exception as exc:
+                error = exc
+            finally:
+                if error is not None:
+                    stop.value = 1
+                after.release()
+            if stop.value:
+                break
+            report.send((block.counts, block.new))
+    finally:
+        _send_end(report, error)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _send_end(report, error: BaseException | None) -> None:
+    try:
+        report.send(("end", error))
+    except Exception:  # (an error that does not pickle)
+        report.send(("end", RuntimeError(f"arena export: {error!r}")))
