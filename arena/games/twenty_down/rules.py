@@ -28,7 +28,8 @@ from typing import Any, ClassVar, NamedTuple
 import arena.games.base as base
 from arena.cards import ASCII_NAMES, DIAMONDS, HEARTS, SUITS, Card, piquet_pack
 from arena.games.base import TERMINAL, Chance, GameResult, competition_ranks
-from arena.games.discards import MAX_DISCARD, as_discard, discards_up_to
+from arena.games.discards import MAX_DISCARD, STANDARD_COUNT, StandardDiscards, as_discard
+from arena.games.discards import discards_up_to
 from arena.games.discards import PAIR as _PAIR  # (the wire memorises a module's tables)
 from arena.games.discards import SINGLE as _SINGLE
 from arena.games.twenty_down.bot_template import TEMPLATE
@@ -186,6 +187,53 @@ def _exchange_options(hand: list[Card]) -> list[tuple[Card, ...]]:
     if len(hand) != 5:
         return discards_up_to(hand, MAX_DISCARD)
     return _options_of_five(hand)  # always the case in play
+
+
+class _Exchanges(StandardDiscards):
+    """A five-card hand's 26 exchanges, listed (``_options_of_five``) only if read: random play
+    and playouts need their number, and ``apply_legal`` plays an index from the hand
+    (``_exchange_at``). Holds its own copy of the hand, which ``_exchange`` changes in place."""
+
+    __slots__ = ()
+    listing = staticmethod(_options_of_five)
+
+
+_new_object = object.__new__
+
+
+def _exchanges(hand: list[Card]) -> Sequence[tuple[Card, ...]]:
+    """``_exchange_options(hand)``, unlisted for a hand of five (always the case in play)."""
+    if len(hand) != 5:
+        return discards_up_to(hand, MAX_DISCARD)
+    legal = _new_object(_Exchanges)
+    legal.hand = tuple(hand)
+    legal._items = None
+    return legal
+
+
+# The hand positions of ``_exchange_options(hand)[i]`` for a hand of five (the same order).
+_EXCHANGE_POSITIONS = (
+    (),
+    *((i,) for i in range(5)),
+    *combinations(range(5), 2),
+    *combinations(range(5), 3),
+)
+
+
+def _exchange_at(hand: Sequence[Card], index: int) -> tuple[Card, ...]:
+    """``_exchange_options(hand)[index]`` for a hand of five and 0 <= index < 26, without listing
+    the others: the same objects for a single or a pair (``SINGLE``, ``PAIR``: the wire sends
+    them as references), an equal tuple for three cards."""
+    positions = _EXCHANGE_POSITIONS[index]
+    n = len(positions)
+    if n == 2:
+        return _PAIR[hand[positions[0]]][hand[positions[1]]]
+    if n == 1:
+        return _SINGLE[hand[positions[0]]]
+    if n == 3:
+        a, b, c = positions
+        return (hand[a], hand[b], hand[c])
+    return ()
 
 
 # ``_exchange_options(hand)[i] == _DISCARD_AT[i](hand)`` for a hand of five (the same order).
@@ -431,7 +479,11 @@ class TwentyDownState(base.State):
         """Play ``legal_actions()[index]``: every action goes through here, and playing a card
         (TD-8 .. TD-10), the hot path, is written out in it."""
         if self.phase != PLAY:
-            self._apply_other(self._legal[index])
+            legal = self._legal
+            if type(legal) is _Exchanges and 0 <= index < STANDARD_COUNT:
+                self._apply_other(_exchange_at(legal.hand, index))
+            else:
+                self._apply_other(legal[index])
             return
         action = self._legal[index]
         p = self._player
@@ -526,7 +578,7 @@ class TwentyDownState(base.State):
         finally:
             self._lazy = False
             if self._legal is None:
-                self._legal = _exchange_options(self._hands[self._player])
+                self._legal = _exchanges(self._hands[self._player])
 
     def _play_run(self, indices: Sequence[int], k: int) -> int:
         """Play ``indices[k:]`` while they are cards of this deal (TD-8 .. TD-10, as
@@ -673,7 +725,7 @@ class TwentyDownState(base.State):
         del talon[:12]
         self.phase = EXCHANGE
         self._player = fh
-        self._legal = None if self._lazy else _exchange_options(hands[fh])
+        self._legal = None if self._lazy else _exchanges(hands[fh])
 
     def _exchange(self, discard: tuple[Card, ...]) -> None:
         p = self._player
@@ -691,7 +743,7 @@ class TwentyDownState(base.State):
         p = _NEXT_SEAT[p]
         if p != self.forehand:
             self._player = p
-            self._legal = None if self._lazy else _exchange_options(self._hands[p])
+            self._legal = None if self._lazy else _exchanges(self._hands[p])
         elif self._brostedt and self._trump != DIAMONDS:
             self.phase = DECIDE
             self.playing[p] = True  # forehand must stay: not asked
@@ -790,7 +842,7 @@ class TwentyDownState(base.State):
             p = fh
             while self.exchanged[p] is not None:
                 p = _NEXT_SEAT[p]
-            self._player, self._legal = p, _exchange_options(self._hands[p])
+            self._player, self._legal = p, _exchanges(self._hands[p])
         elif phase == DECIDE:
             p = _NEXT_SEAT[fh]
             while self.playing[p] is not None:
