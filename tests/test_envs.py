@@ -215,7 +215,7 @@ def test_pettingzoo_steps_after_the_end_are_pettingzoos_dead_steps():
             dead_step(None)
         return seen + [env.agent_selection]
 
-    for game, params in (("hl", {"players": 5}), ("td", {})):
+    for game, params in (("hl", {"players": 5, "max_deals": 2}), ("td", {"start_points": 3})):
         ours, theirs = pettingzoo_env(game, **params), pettingzoo_env(game, **params)
         finish(ours, 11)
         finish(theirs, 11)
