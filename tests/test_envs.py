@@ -7,6 +7,7 @@ Without the extra these tests are skipped, except under ``CI``, where they fail.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 import random
@@ -189,6 +190,40 @@ def test_pettingzoo_rewards_are_the_ranks_at_the_end_and_seeds_repeat_games():
     assert env.state.record() == first
     play_env(env, 8)
     assert env.state.record()["chance"] != first["chance"]
+
+
+def test_pettingzoo_steps_after_the_end_are_pettingzoos_dead_steps():
+    """The environment's own step for the agents left after the game's end removes them and
+    picks the next one as ``AECEnv._was_dead_step`` does, with the same rewards at each step."""
+    need("pettingzoo")
+    from pettingzoo import AECEnv
+
+    from arena.envs import pettingzoo_env
+
+    def finish(env, seed: int):
+        env.reset(seed=seed)
+        rng = random.Random(seed)
+        while not all(env.terminations.values()):
+            legal = env.last()[0]["action_mask"].nonzero()[0]
+            env.step(int(legal[rng.randrange(len(legal))]))
+
+    def ending(env, dead_step) -> list:
+        seen = []
+        while env.agents:
+            agent = env.agent_selection
+            seen.append((agent, env.last(observe=False), dict(env.rewards), list(env.agents)))
+            dead_step(None)
+        return seen + [env.agent_selection]
+
+    for game, params in (("hl", {"players": 5, "max_deals": 2}), ("td", {"start_points": 3})):
+        ours, theirs = pettingzoo_env(game, **params), pettingzoo_env(game, **params)
+        finish(ours, 11)
+        finish(theirs, 11)
+        expected = ending(theirs, functools.partial(AECEnv._was_dead_step, theirs))
+        assert ending(ours, ours.step) == expected
+        finish(ours, 12)
+        with pytest.raises(ValueError):
+            ours.step(0)
 
 
 def test_pettingzoo_deal_rewards_add_up_to_the_score_changes():

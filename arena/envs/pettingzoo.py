@@ -82,7 +82,7 @@ class ArenaAECEnv(AECEnv):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {agent: {} for agent in self.agents}
-        self._deal_scores = self._scores()
+        self._deal_scores = self._scores() if self.per_deal else None
         self._turn = None
         self._rewarded = False
         self._acting = self.state.current_player()
@@ -134,7 +134,7 @@ class ArenaAECEnv(AECEnv):
     def step(self, action) -> None:
         agent = self.agent_selection
         if self._acting is None:  # the game is over: every agent is terminated
-            self._was_dead_step(action)
+            self._dead_step(action)
             return
         try:
             index = (self._turn or self._legal()).index(int(action))
@@ -164,6 +164,31 @@ class ArenaAECEnv(AECEnv):
             self.agent_selection = self.agents[seat]
         if self._rewarded:
             self._accumulate_rewards()
+
+    def _dead_step(self, action) -> None:
+        """``AECEnv._was_dead_step`` once the game is over, when every agent left is dead: the
+        same removals and the same next ``agent_selection``, without its search for the dead."""
+        if action is not None:
+            raise ValueError("when an agent is dead, the only valid action is None")
+        agent = self.agent_selection
+        del self.terminations[agent]
+        del self.truncations[agent]
+        del self.rewards[agent]
+        del self._cumulative_rewards[agent]
+        del self.infos[agent]
+        agents = self.agents
+        agents.remove(agent)
+        if agents:
+            if getattr(self, "_skip_agent_selection", None) is None:
+                self._skip_agent_selection = agent
+            self.agent_selection = agents[0]
+        else:
+            if getattr(self, "_skip_agent_selection", None) is not None:
+                self.agent_selection = self._skip_agent_selection
+            self._skip_agent_selection = None
+        rewards = self.rewards
+        for a in rewards:
+            rewards[a] = 0
 
     def _scores(self) -> tuple:
         return deal_scores(self.state)
