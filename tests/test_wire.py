@@ -6,6 +6,7 @@ Every test runs twice: with the pure-Python diff and with the C extension ``aren
 
 from __future__ import annotations
 
+import pickle
 import random
 from array import array
 
@@ -16,6 +17,7 @@ from arena.execution.process.wire import (
     FAULT,
     OK,
     CommandDecoder,
+    BatchWriter,
     CommandEncoder,
     apply_changes,
     batch_message,
@@ -250,9 +252,10 @@ def test_a_cyclic_command_still_goes_through():
 
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.name)
 def test_a_batch_pickled_command_by_command_is_the_batch_pickled_whole(game):
-    """The worker pickles each command as it makes it (``piece``): the bot process must get the
-    very list it would get from the batch pickled at once."""
+    """The worker pickles each command as it makes it (``BatchWriter``): the bot process must get
+    the very list it would get from the batch pickled at once."""
     encoder = CommandEncoder(known_objects(GAMES))
+    writer = BatchWriter(encoder)
     decoder = CommandDecoder()
     decoder.decode(encoder.preamble[4:])
     loop: list = ["x"]
@@ -261,16 +264,34 @@ def test_a_batch_pickled_command_by_command_is_the_batch_pickled_whole(game):
     commands += [("end", 3, game.new_state("x").game.name), ("drop", 9)]
     for size in (0, 1, 2, len(commands)):
         batch = commands[:size]
-        message = batch_message([encoder.piece(command) for command in batch])
+        for command in batch:
+            writer.dump(command)
+        message = writer.message()
+        assert not writer.pieces
         if size > 1:  # (``encode`` writes a one-item list with APPEND instead)
             assert message == encoder.encode(batch)
         got = decoder.decode(message[4:])
         assert len(got) == size and all(map(_same, got, batch))
     # A command with a cycle goes through too, and leaves the memo as it was.
-    (got,) = decoder.decode(batch_message([encoder.piece(loop)])[4:])
+    with pytest.raises(ValueError):
+        writer.dump(loop)
+    assert not writer.pieces
+    writer.dump_cyclic(loop)
+    (got,) = decoder.decode(writer.message()[4:])
     assert got[1] is got
-    (got,) = decoder.decode(batch_message([encoder.piece(commands[0])])[4:])
+    writer.dump(commands[0])
+    (got,) = decoder.decode(writer.message()[4:])
     assert _same(got, commands[0])
+
+
+def test_a_batch_message_is_the_length_and_the_pickle_of_the_list():
+    pickles = [pickle.dumps(command, 3) for command in (("act", 1, (2, 3)), ("end", 5, None))]
+    message = wire.batch_message(pickles)
+    body = b"\x80\x03](" + pickles[0][2:-1] + pickles[1][2:-1] + b"e."
+    assert message == len(body).to_bytes(4, "little") + body
+    assert pickle.loads(message[4:]) == [("act", 1, (2, 3)), ("end", 5, None)]
+    assert wire.batch_message([]) == b"\x06\x00\x00\x00\x80\x03](e."
+    assert pickle.loads(wire.batch_message([])[4:]) == []
 
 
 def test_a_games_own_dataclass_comes_back_equal_and_frozen(monkeypatch):

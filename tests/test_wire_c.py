@@ -164,6 +164,71 @@ def test_a_known_named_tuple_is_reduced_alike_in_c_and_python():
     assert c[1][1][1] is trick[1]
 
 
+def _commands(game, count: int) -> list:
+    """The commands a worker makes for random play of ``game``: a seat's first observation
+    whole, its next ones as changes (``wire.changes``), and then the end of each game."""
+    import random
+
+    rng = random.Random(5)
+    commands: list = []
+    while len(commands) < count:
+        state = game.new_state(f"seed-{len(commands)}")
+        last: dict = {}
+        while (seat := state.current_player()) >= 0:
+            observation = state.observation(seat)
+            values = wire.fields_getter(type(observation))(observation)
+            if seat in last:
+                found = wire.differ_for(type(observation))(values, last[seat])
+                commands.append(("act_changes", 4096 + seat, found))
+            else:
+                commands.append(("act", 4096 + seat, observation))
+            last[seat] = values
+            state.apply_legal(rng.randrange(len(state.legal_actions())))
+        commands.append(("end", 4096, state.result()))
+    return commands
+
+
+EDGES = [
+    ("x", 1.5, -0.0, float("inf"), -3, 255, 256, 65535, 65536, 2**31 - 1, -(2**31), 2**31),
+    ("é", "\ud800", True, False, None, [], [1], [1, 2], (), (1,), (1, 2, 3, 4), b"x"),
+    ("new", 1, 2, {"a": 1}, frozenset({1}), list(range(1001))),
+]
+
+
+@needs_c
+@pytest.mark.parametrize("game", ["twenty-down", "how-low-can-you-go"])
+def test_the_c_command_writer_writes_the_picklers_very_bytes(game):
+    """``BatchWriter``'s C writer (``_wire_c.CommandWriter``) writes what the pickler writes,
+    byte for byte, for every command of random games and for values at the edges of each of its
+    opcodes; what it cannot write (a big int, a dict, an observation) the pickler writes."""
+    from arena.games import HowLowCanYouGo, TwentyDown
+
+    games = [TwentyDown(), HowLowCanYouGo()]
+    chosen = next(g for g in games if g.name == game)
+    deep: list = [1]
+    for _ in range(60):
+        deep = [deep]
+    commands = _commands(chosen, 400) + EDGES + [("act", 1, deep)]
+    encoder = wire.CommandEncoder(wire.known_objects(games))
+    with implementation(False):
+        python = wire.BatchWriter(encoder)
+    with implementation(True):
+        c = wire.BatchWriter(encoder)
+    assert isinstance(c.dump, wire._wire_c.CommandWriter)
+    assert not isinstance(python.dump, wire._wire_c.CommandWriter)
+    for command in commands:
+        python.dump(command)
+        c.dump(command)
+    assert len(c.pieces) == len(commands)
+    assert c.pieces == python.pieces
+    loop: list = [1]
+    loop.append(loop)
+    for writer in (python, c):
+        with pytest.raises(ValueError):  # a cycle: the caller's ``dump_cyclic``
+            writer.dump(("act", 1, loop))
+    assert len(c.pieces) == len(commands)
+
+
 def test_the_environment_variable_forces_pure_python():
     code = "from arena.execution.process import wire; print(wire.implementation())"
     env = {**os.environ, wire.PURE_PYTHON_VARIABLE: "1"}

@@ -4,6 +4,8 @@
  *   differ(values, last) -> list, exactly as the Python function wire.changes_for generates.
  * - apply_changes(values, found): wire.apply_changes.
  * - reduce_named_tuple(value): wire._reduce_named_tuple.
+ * - batch_message(pickles): wire.batch_message.
+ * - CommandWriter: the pickler of wire.BatchWriter, for the commands it can write.
  *
  * Optional: wherever this module is missing (no C compiler), arena/execution/process/wire.py runs its own Python.
  * tests/test_wire.py compares the two on the games' observations and on random values.
@@ -12,7 +14,7 @@
 #include <Python.h>
 
 /* Bumped with every change of meaning, and in arena/execution/process/wire.py with it (_C_TRANSCRIPTION). */
-#define TRANSCRIPTION 1
+#define TRANSCRIPTION 2
 
 typedef struct {
     PyObject_HEAD
@@ -283,11 +285,413 @@ static PyObject *reduce_named_tuple(PyObject *module, PyObject *value) {
     return reduced;
 }
 
+/* CommandWriter(pieces, memo, named_tuples, tuple_new_index, fallback): called with a command,
+ * appends its protocol 3 pickle to the list ``pieces``: the very bytes of wire.BatchWriter's
+ * pickler in fast mode (objects of ``memo`` — id -> memo index — written as references to it,
+ * a named tuple of ``named_tuples`` as wire._reduce_named_tuple reduces it, a slotted dataclass of
+ * ``dataclasses`` as wire._reduce_dataclass), for a command made only of None, bools, ints of 32
+ * bits, floats, strs, tuples, lists and those named tuples and dataclasses, nested
+ * at most WRITER_DEPTH deep. Any other command is given to ``fallback`` (the pickler's dump, which
+ * appends its pickle to the same list, or raises). Written out here because the pickler's
+ * generic path cost the worker about as much as stepping the game. */
+#define WRITER_DEPTH 40
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *pieces;       /* list */
+    PyObject *memo;         /* dict: id (int) -> memo index (int), as a table: keys, indices */
+    PyObject *named_tuples; /* set of types */
+    PyObject *dataclasses;  /* dict: type -> function giving its field values as a tuple */
+    PyObject *fallback;     /* callable */
+    Py_ssize_t tuple_new_index, rebuild_dataclass_index;
+    char *data;
+    Py_ssize_t size, capacity;
+    /* The memo as a table of addresses (open addressing; a dict of ids cost more than the rest):
+     * the objects stay alive, held by ``memo``'s owner, the encoder's memo. */
+    PyObject **keys;
+    Py_ssize_t *indices;
+    size_t mask;
+} CommandWriter;
+
+static size_t address_hash(PyObject *key, size_t mask) {
+    return (size_t)(((uintptr_t)key >> 4) * 0x9E3779B97F4A7C15ULL >> 17) & mask;
+}
+
+/* The memo index of ``key``, or -1. */
+static Py_ssize_t memo_index(CommandWriter *self, PyObject *key) {
+    size_t i = address_hash(key, self->mask);
+    while (self->keys[i] != NULL) {
+        if (self->keys[i] == key)
+            return self->indices[i];
+        i = (i + 1) & self->mask;
+    }
+    return -1;
+}
+
+static int build_memo_table(CommandWriter *self, PyObject *memo) {
+    Py_ssize_t n = PyDict_GET_SIZE(memo);
+    size_t size = 16;
+    while (size < (size_t)n * 2 + 1)
+        size *= 2;
+    self->keys = PyMem_Calloc(size, sizeof(PyObject *));
+    self->indices = PyMem_Calloc(size, sizeof(Py_ssize_t));
+    if (self->keys == NULL || self->indices == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    self->mask = size - 1;
+    PyObject *key, *value;
+    Py_ssize_t position = 0;
+    while (PyDict_Next(memo, &position, &key, &value)) {
+        PyObject *object = PyLong_AsVoidPtr(key);
+        Py_ssize_t index = PyLong_AsSsize_t(value);
+        if ((object == NULL || index < 0) && PyErr_Occurred())
+            return -1;
+        if (object == NULL || index < 0) {
+            PyErr_SetString(PyExc_ValueError, "CommandWriter: a memo entry out of range");
+            return -1;
+        }
+        size_t i = address_hash(object, self->mask);
+        while (self->keys[i] != NULL && self->keys[i] != object)
+            i = (i + 1) & self->mask;
+        self->keys[i] = object;
+        self->indices[i] = index;
+    }
+    return 0;
+}
+
+static void CommandWriter_dealloc(CommandWriter *self) {
+    PyObject_GC_UnTrack(self);
+    Py_CLEAR(self->pieces);
+    Py_CLEAR(self->memo);
+    Py_CLEAR(self->named_tuples);
+    Py_CLEAR(self->dataclasses);
+    Py_CLEAR(self->fallback);
+    PyMem_Free(self->data);
+    PyMem_Free(self->keys);
+    PyMem_Free(self->indices);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int CommandWriter_traverse(CommandWriter *self, visitproc visit, void *arg) {
+    Py_VISIT(self->pieces);
+    Py_VISIT(self->memo);
+    Py_VISIT(self->named_tuples);
+    Py_VISIT(self->dataclasses);
+    Py_VISIT(self->fallback);
+    return 0;
+}
+
+static PyObject *CommandWriter_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    PyObject *pieces, *memo, *named_tuples, *dataclasses, *fallback;
+    Py_ssize_t tuple_new_index, rebuild_dataclass_index;
+    static char *keywords[] = {"pieces", "memo", "named_tuples", "tuple_new_index", "dataclasses",
+                               "rebuild_dataclass_index", "fallback", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!O!nO!nO:CommandWriter", keywords,
+                                     &PyList_Type, &pieces, &PyDict_Type, &memo, &PySet_Type,
+                                     &named_tuples, &tuple_new_index, &PyDict_Type, &dataclasses,
+                                     &rebuild_dataclass_index, &fallback))
+        return NULL;
+    CommandWriter *self = (CommandWriter *)type->tp_alloc(type, 0);
+    if (self == NULL)
+        return NULL;
+    self->capacity = 4096;
+    self->data = PyMem_Malloc(self->capacity);
+    if (self->data == NULL) {
+        Py_DECREF(self);
+        return PyErr_NoMemory();
+    }
+    Py_INCREF(pieces);
+    self->pieces = pieces;
+    Py_INCREF(memo);
+    self->memo = memo;
+    Py_INCREF(named_tuples);
+    self->named_tuples = named_tuples;
+    Py_INCREF(dataclasses);
+    self->dataclasses = dataclasses;
+    Py_INCREF(fallback);
+    self->fallback = fallback;
+    self->tuple_new_index = tuple_new_index;
+    self->rebuild_dataclass_index = rebuild_dataclass_index;
+    if (build_memo_table(self, memo) < 0) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    return (PyObject *)self;
+}
+
+/* Room for n more bytes: 0, or -1 with MemoryError set. */
+static int reserve(CommandWriter *self, Py_ssize_t n) {
+    if (self->size + n <= self->capacity)
+        return 0;
+    Py_ssize_t capacity = self->capacity;
+    while (capacity < self->size + n) {
+        if (capacity > PY_SSIZE_T_MAX / 2) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        capacity *= 2;
+    }
+    char *data = PyMem_Realloc(self->data, capacity);
+    if (data == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    self->data = data;
+    self->capacity = capacity;
+    return 0;
+}
+
+static int put(CommandWriter *self, const char *bytes, Py_ssize_t n) {
+    if (reserve(self, n) < 0)
+        return -1;
+    memcpy(self->data + self->size, bytes, n);
+    self->size += n;
+    return 0;
+}
+
+static int put_memo_get(CommandWriter *self, Py_ssize_t index) {
+    char op[5];
+    if (index < 256) {
+        op[0] = 'h'; /* BINGET */
+        op[1] = (char)index;
+        return put(self, op, 2);
+    }
+    op[0] = 'j'; /* LONG_BINGET */
+    for (int k = 0; k < 4; k++)
+        op[1 + k] = (char)((index >> (8 * k)) & 0xff);
+    return put(self, op, 5);
+}
+
+/* 1 written, 0 not a kind written here (nothing written that counts), -1 error. */
+static int write_value(CommandWriter *self, PyObject *value, int depth);
+
+static int write_items(CommandWriter *self, PyObject *const *items, Py_ssize_t n, int depth) {
+    for (Py_ssize_t k = 0; k < n; k++) {
+        int done = write_value(self, items[k], depth);
+        if (done <= 0)
+            return done;
+    }
+    return 1;
+}
+
+static int write_tuple_body(CommandWriter *self, PyObject *tuple, int depth) {
+    Py_ssize_t n = PyTuple_GET_SIZE(tuple);
+    static const char sized[4] = {0, '\x85', '\x86', '\x87'}; /* TUPLE1, TUPLE2, TUPLE3 */
+    if (n == 0)
+        return put(self, ")", 1) < 0 ? -1 : 1; /* EMPTY_TUPLE */
+    if (n > 3 && put(self, "(", 1) < 0) /* MARK */
+        return -1;
+    int done = write_items(self, &PyTuple_GET_ITEM(tuple, 0), n, depth);
+    if (done <= 0)
+        return done;
+    return put(self, n > 3 ? "t" : &sized[n], 1) < 0 ? -1 : 1;
+}
+
+static int write_value(CommandWriter *self, PyObject *value, int depth) {
+    PyTypeObject *type = Py_TYPE(value);
+    if (value == Py_None)
+        return put(self, "N", 1) < 0 ? -1 : 1;
+    if (value == Py_True || value == Py_False)
+        return put(self, value == Py_True ? "\x88" : "\x89", 1) < 0 ? -1 : 1;
+    if (type == &PyLong_Type) {
+        int overflow;
+        long v = PyLong_AsLongAndOverflow(value, &overflow);
+        if (overflow || v > 0x7fffffffL || v < -0x7fffffffL - 1)
+            return 0; /* LONG1: the pickler's */
+        if (v == -1 && PyErr_Occurred())
+            return -1;
+        char op[5];
+        for (int k = 0; k < 4; k++)
+            op[1 + k] = (char)((v >> (8 * k)) & 0xff);
+        if (op[4] != 0 || op[3] != 0) {
+            op[0] = 'J'; /* BININT */
+            return put(self, op, 5) < 0 ? -1 : 1;
+        }
+        if (op[2] != 0) {
+            op[0] = 'M'; /* BININT2 */
+            return put(self, op, 3) < 0 ? -1 : 1;
+        }
+        op[0] = 'K'; /* BININT1 */
+        return put(self, op, 2) < 0 ? -1 : 1;
+    }
+    if (type == &PyFloat_Type) {
+        char op[9];
+        op[0] = 'G'; /* BINFLOAT */
+        if (PyFloat_Pack8(PyFloat_AS_DOUBLE(value), op + 1, 0) < 0)
+            return -1;
+        return put(self, op, 9) < 0 ? -1 : 1;
+    }
+    /* Everything else may be in the memo, as the pickler looks first. */
+    Py_ssize_t index = memo_index(self, value);
+    if (index >= 0)
+        return put_memo_get(self, index) < 0 ? -1 : 1;
+    if (depth >= WRITER_DEPTH)
+        return 0;
+    if (type == &PyUnicode_Type) {
+        Py_ssize_t n;
+        const char *utf8 = PyUnicode_AsUTF8AndSize(value, &n);
+        if (utf8 == NULL) { /* surrogates: the pickler's "surrogatepass" */
+            PyErr_Clear();
+            return 0;
+        }
+        if (n > 0xffffffffL)
+            return 0;
+        char op[5];
+        op[0] = 'X'; /* BINUNICODE */
+        for (int k = 0; k < 4; k++)
+            op[1 + k] = (char)((n >> (8 * k)) & 0xff);
+        return put(self, op, 5) < 0 || put(self, utf8, n) < 0 ? -1 : 1;
+    }
+    if (type == &PyTuple_Type)
+        return write_tuple_body(self, value, depth + 1);
+    if (type == &PyList_Type) {
+        Py_ssize_t n = PyList_GET_SIZE(value);
+        if (n > 1000) /* the pickler's batches of APPENDS */
+            return 0;
+        if (put(self, "]", 1) < 0) /* EMPTY_LIST */
+            return -1;
+        if (n == 0)
+            return 1;
+        if (n > 1 && put(self, "(", 1) < 0) /* MARK */
+            return -1;
+        /* (A list's items can change while they are written: only by code run here, and nothing
+         * here runs Python code; copied to be safe all the same.) */
+        PyObject *items = PyList_GetSlice(value, 0, n);
+        if (items == NULL)
+            return -1;
+        int done = write_items(self, &PyList_GET_ITEM(items, 0), PyList_GET_SIZE(items), depth + 1);
+        Py_DECREF(items);
+        if (done <= 0)
+            return done;
+        return put(self, n > 1 ? "e" : "a", 1) < 0 ? -1 : 1; /* APPENDS, APPEND */
+    }
+    int named = PySet_Contains(self->named_tuples, (PyObject *)type);
+    if (named < 0)
+        return -1;
+    if (named && PyTuple_Check(value)) {
+        /* tuple.__new__, (its class, its items as a tuple), REDUCE: wire._reduce_named_tuple */
+        if (put_memo_get(self, self->tuple_new_index) < 0)
+            return -1;
+        int done = write_value(self, (PyObject *)type, depth + 1);
+        if (done <= 0)
+            return done;
+        done = write_tuple_body(self, value, depth + 1);
+        if (done <= 0)
+            return done;
+        return put(self, "\x86R", 2) < 0 ? -1 : 1; /* TUPLE2, REDUCE */
+    }
+    PyObject *getter = PyDict_GetItemWithError(self->dataclasses, (PyObject *)type);
+    if (getter == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    /* rebuild_dataclass, (its class, its field values), REDUCE: wire._reduce_dataclass */
+    PyObject *values = PyObject_CallOneArg(getter, value);
+    if (values == NULL)
+        return -1;
+    int done = 0;
+    if (PyTuple_CheckExact(values) && put_memo_get(self, self->rebuild_dataclass_index) == 0) {
+        done = write_value(self, (PyObject *)type, depth + 1);
+        if (done > 0)
+            done = write_tuple_body(self, values, depth + 1);
+        if (done > 0 && put(self, "\x86R", 2) < 0) /* TUPLE2, REDUCE */
+            done = -1;
+    } else if (PyErr_Occurred()) {
+        done = -1;
+    }
+    Py_DECREF(values);
+    return done;
+}
+
+static PyObject *CommandWriter_call(CommandWriter *self, PyObject *args, PyObject *kwds) {
+    PyObject *command;
+    if (kwds != NULL && PyDict_GET_SIZE(kwds)) {
+        PyErr_SetString(PyExc_TypeError, "writer() takes no keyword arguments");
+        return NULL;
+    }
+    if (!PyArg_UnpackTuple(args, "writer", 1, 1, &command))
+        return NULL;
+    self->size = 0;
+    if (put(self, "\x80\x03", 2) < 0) /* PROTO 3 */
+        return NULL;
+    int done = write_value(self, command, 0);
+    if (done < 0)
+        return NULL;
+    if (done == 0)
+        return PyObject_CallOneArg(self->fallback, command);
+    if (put(self, ".", 1) < 0) /* STOP */
+        return NULL;
+    PyObject *piece = PyBytes_FromStringAndSize(self->data, self->size);
+    if (piece == NULL)
+        return NULL;
+    int failed = PyList_Append(self->pieces, piece);
+    Py_DECREF(piece);
+    if (failed)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyTypeObject CommandWriterType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "arena._wire_c.CommandWriter",
+    .tp_basicsize = sizeof(CommandWriter),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "CommandWriter(pieces, memo, named_tuples, tuple_new_index, fallback): pickles "
+              "a command into pieces, as wire.BatchWriter's pickler.",
+    .tp_new = CommandWriter_new,
+    .tp_dealloc = (destructor)CommandWriter_dealloc,
+    .tp_traverse = (traverseproc)CommandWriter_traverse,
+    .tp_call = (ternaryfunc)CommandWriter_call,
+};
+
+/* batch_message(pickles) -> bytes: a 4-byte little-endian length, then the protocol 3 pickle of
+ * the list of the commands pickled one by one (each "\x80\x03 ... ."): PROTO 3, EMPTY_LIST, MARK,
+ * each pickle without its PROTO and STOP opcodes, APPENDS, STOP. */
+static PyObject *batch_message(PyObject *module, PyObject *pickles) {
+    if (!PyList_Check(pickles)) {
+        PyErr_SetString(PyExc_TypeError, "batch_message: not a list");
+        return NULL;
+    }
+    Py_ssize_t count = PyList_GET_SIZE(pickles);
+    Py_ssize_t size = 6; /* PROTO 3, EMPTY_LIST, MARK ... APPENDS, STOP */
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *item = PyList_GET_ITEM(pickles, i);
+        if (!PyBytes_Check(item) || PyBytes_GET_SIZE(item) < 3) {
+            PyErr_SetString(PyExc_TypeError, "batch_message: not a pickle");
+            return NULL;
+        }
+        size += PyBytes_GET_SIZE(item) - 3;
+    }
+    if (size > 0xFFFFFFFF) {
+        PyErr_SetString(PyExc_OverflowError, "batch_message: too long");
+        return NULL;
+    }
+    PyObject *message = PyBytes_FromStringAndSize(NULL, size + 4);
+    if (message == NULL)
+        return NULL;
+    unsigned char *out = (unsigned char *)PyBytes_AS_STRING(message);
+    for (int shift = 0; shift < 32; shift += 8)
+        *out++ = (unsigned char)((size >> shift) & 0xFF);
+    *out++ = 0x80;
+    *out++ = 3;
+    *out++ = ']';
+    *out++ = '(';
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *item = PyList_GET_ITEM(pickles, i);
+        Py_ssize_t length = PyBytes_GET_SIZE(item) - 3;
+        memcpy(out, PyBytes_AS_STRING(item) + 2, length);
+        out += length;
+    }
+    *out++ = 'e';
+    *out = '.';
+    return message;
+}
+
 static PyMethodDef methods[] = {
     {"apply_changes", (PyCFunction)(void (*)(void))apply_changes, METH_FASTCALL,
      "apply_changes(values, found): wire.apply_changes in C."},
     {"reduce_named_tuple", (PyCFunction)reduce_named_tuple, METH_O,
      "reduce_named_tuple(value): (tuple.__new__, (type(value), tuple(value)))."},
+    {"batch_message", (PyCFunction)batch_message, METH_O,
+     "batch_message(pickles): wire.batch_message in C."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -296,7 +700,7 @@ static struct PyModuleDef module_def = {
 };
 
 PyMODINIT_FUNC PyInit__wire_c(void) {
-    if (PyType_Ready(&DifferType) < 0)
+    if (PyType_Ready(&DifferType) < 0 || PyType_Ready(&CommandWriterType) < 0)
         return NULL;
     tuple_new = PyObject_GetAttrString((PyObject *)&PyTuple_Type, "__new__");
     if (tuple_new == NULL)
@@ -305,7 +709,9 @@ PyMODINIT_FUNC PyInit__wire_c(void) {
     if (module == NULL)
         return NULL;
     Py_INCREF(&DifferType);
+    Py_INCREF(&CommandWriterType);
     if (PyModule_AddObject(module, "Differ", (PyObject *)&DifferType) < 0 ||
+        PyModule_AddObject(module, "CommandWriter", (PyObject *)&CommandWriterType) < 0 ||
         PyModule_AddIntConstant(module, "TRANSCRIPTION", TRANSCRIPTION) < 0 ||
         PyModule_AddObjectRef(module, "tuple_new", tuple_new) < 0) {
         Py_DECREF(module);

@@ -57,15 +57,34 @@ from arena.referee.watchdog import get_watchdog
 CONFIG_ENV = "ARENA_BOT_HOST"
 
 
-def _read_exact(fd: int, n: int) -> bytes | None:
-    chunks = []
-    while n:
-        chunk = os.read(fd, n)
-        if not chunk:
-            return None
-        chunks.append(chunk)
-        n -= len(chunk)
-    return b"".join(chunks)
+class _Messages:
+    """The messages of the command pipe (each a 4-byte little-endian length and that many bytes),
+    read with as few system calls as they allow: a batch and its length in one read."""
+
+    def __init__(self, fd: int):
+        self.fd = fd
+        self.buffer = bytearray()
+
+    def next(self) -> bytes | None:
+        """The next message; None at the end of the pipe (a message cut short is dropped)."""
+        buffer = self.buffer
+        while True:
+            if len(buffer) >= 4:
+                end = 4 + int.from_bytes(buffer[:4], "little")
+                if len(buffer) >= end:
+                    message = bytes(buffer[4:end])
+                    del buffer[:end]
+                    return message
+                wanted = end - len(buffer)
+            else:
+                wanted = 4 - len(buffer)
+            chunk = os.read(self.fd, max(wanted, _READ_SIZE))
+            if not chunk:
+                return None
+            buffer += chunk
+
+
+_READ_SIZE = 1 << 16
 
 
 class Host:
@@ -107,12 +126,13 @@ class Host:
 
     def serve(self, command_fd: int) -> None:
         decoder = CommandDecoder()
+        messages = _Messages(command_fd)
         first = True  # the objects both ends know
         while True:
-            header = _read_exact(command_fd, 4)
-            if header is None:
+            message = messages.next()
+            if message is None:
                 return
-            batch = decoder.decode(_read_exact(command_fd, int.from_bytes(header, "little")) or b"")
+            batch = decoder.decode(message)
             if first:
                 first = False
                 continue

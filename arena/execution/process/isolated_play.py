@@ -46,6 +46,7 @@ import select
 import sys
 import time
 from collections import deque
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -58,8 +59,8 @@ from arena.execution.process.wire import (
     FAULT,
     NOT_CREATED,
     OK,
+    BatchWriter,
     CommandEncoder,
-    batch_message,
     differ_for,
     fields_getter,
     known_objects,
@@ -157,8 +158,10 @@ class IsolatedPlayer:
         # in an earlier schedule of the run: ``excluded``).
         self.broken: dict[str, str] = dict(excluded or {})
         self.known = known_objects(context.games.values())
-        # Every process learns the same known objects first: one encoder pickles for them all.
-        self.piece = CommandEncoder(self.known).piece
+        # Every process learns the same known objects first: the batches of every bot are pickled
+        # with the memo of one encoder (``_new_batch``).
+        self.encoder = CommandEncoder(self.known)
+        self.writers: dict[str, BatchWriter] = {}
         # A program's channel, in this worker, takes the commands as they are.
         self.programs = {name for name in context.registry.bots if is_program(context, name)}
         no_memory_access()  # this worker holds every seat's cards: no bot process may read them
@@ -240,8 +243,8 @@ class IsolatedPlayer:
         self.chunks: deque[_Chunk] = deque()  # the tasks taken, oldest first
         self.waiting_start: deque[_Run] = deque()  # their games not begun yet
         self.ready: list[_Run] = []  # games owed no answer: their next decisions can go out
-        # bot name -> (what each command is for, the commands) made for a process still busy
-        self.unsent: dict[str, tuple[list, list]] = {}
+        # bot name -> its batch (``_new_batch``) made for a process still busy
+        self.unsent: dict[str, tuple[list, list, Callable]] = {}
         self.playing = 0  # games begun and not finished
         # As soon as some answers are in, their games move on and their next decisions go out,
         # so that the bot processes and the referee work at the same time.
@@ -272,33 +275,48 @@ class IsolatedPlayer:
         needed = {name for item in items for name in item.seats}
         self._launch(sorted(needed - set(self.processes) - set(self.broken)))
 
+    def _new_batch(self, name: str) -> tuple[list, list, Callable]:
+        """An empty batch for the bot ``name``: (what each command is for, the commands, the
+        function that adds one). A Python bot's commands are pickled as they are added, into its
+        ``BatchWriter``'s pieces; a program's channel takes the commands as they are."""
+        if name in self.programs:
+            commands: list = []
+            return [], commands, commands.append
+        writer = self.writers.get(name)
+        if writer is None:
+            writer = self.writers[name] = BatchWriter(self.encoder)
+        return [], writer.pieces, writer.dump
+
+    def _add(self, name: str, batch: tuple, command: tuple) -> None:
+        """Add ``command`` to the bot's batch (pickled at once: ``BatchWriter``)."""
+        try:
+            batch[2](command)
+        except (ValueError, RecursionError):  # a cycle: only the memo can write it
+            self.writers[name].dump_cyclic(command)
+
     def _next_commands(self, run: _Run, batches: dict) -> None:
-        """Add the game's next commands to ``batches``: bot name -> (what each command is for,
-        the commands, each pickled at once: ``CommandEncoder.piece``)."""
+        """Add the game's next commands to ``batches``: bot name -> its batch (``_new_batch``)."""
         table = run.table
         names = run.item.seats
         if run.phase == "play":
             seat = next(table.turns, None)  # (``Table.advance``, without its call)
             if seat is not None:
                 name = names[seat]
-                piece = _as_is if name in self.programs else self.piece
                 batch = batches.get(name)
                 if batch is None:
-                    batch = batches[name] = ([], [])
-                expected, commands = batch
+                    batch = batches[name] = self._new_batch(name)
                 key = run.first_key + seat
                 if seat not in run.created:
                     run.created.add(seat)
-                    expected.append((run, "new", seat, run.attempt))
-                    commands.append(
-                        piece(("new", key, seat_seed(run.item.seed, seat), table.info(seat)))
-                    )
+                    batch[0].append((run, "new", seat, run.attempt))
+                    new = ("new", key, seat_seed(run.item.seed, seat), table.info(seat))
+                    self._add(name, batch, new)
                     run.waiting += 1
-                expected.append((run, "act", seat, run.attempt))
+                batch[0].append((run, "act", seat, run.attempt))
                 command = _act(run, seat, key, table.state.observation(seat))
                 if table.banks is not None:  # the bank left: its limit in the bot's process
                     command += (table.banks.left(seat),)
-                commands.append(piece(command))
+                self._add(name, batch, command)
                 run.waiting += 1
                 return
             run.phase = "end"
@@ -308,10 +326,11 @@ class IsolatedPlayer:
                     self._drop(run, seat)
                     continue
                 name = names[seat]
-                expected, commands = batches.setdefault(name, ([], []))
-                expected.append((run, "end", seat, run.attempt))
-                piece = _as_is if name in self.programs else self.piece
-                commands.append(piece(("end", run.first_key + seat, result)))
+                batch = batches.get(name)
+                if batch is None:
+                    batch = batches[name] = self._new_batch(name)
+                batch[0].append((run, "end", seat, run.attempt))
+                self._add(name, batch, ("end", run.first_key + seat, result))
                 run.waiting += 1
         if run.phase == "end" and not run.waiting:
             run.phase = "done"
@@ -333,7 +352,12 @@ class IsolatedPlayer:
             process = self.processes.get(name)
             if process is not None and process.expected:
                 continue  # busy: its commands wait for its answers (or its end: ``_failed``)
-            expected, commands = batches.pop(name)
+            expected, commands, _ = batches.pop(name)
+            count = len(commands)
+            if name in self.programs:
+                message = commands
+            else:
+                message = self.writers[name].message()  # (the writer is empty again)
             try:
                 process = self._process(name)
             except IsolationError as exc:
@@ -350,8 +374,7 @@ class IsolatedPlayer:
             # The attempt is the one the command was made for: a game may have been restarted
             # since, by a failure found while sending to another process.
             process.expected.extend(expected)
-            process.sent += len(commands)
-            message = commands if name in self.programs else batch_message(commands)
+            process.sent += count
             if not process.send_message(message, now + self.limit):
                 self._stopped(name, process)
 
@@ -505,7 +528,10 @@ class IsolatedPlayer:
         if culprit is None and pending:
             culprit = pending[0]
         # Then the commands made for it and not sent yet: as if it had not begun them.
-        pending += self.unsent.pop(name, ((), ()))[0]
+        unsent = self.unsent.pop(name, None)
+        if unsent is not None:
+            pending += unsent[0]
+            unsent[1].clear()
         for entry in pending:
             run, op, seat, attempt = entry
             if run.attempt == attempt:
@@ -556,6 +582,3 @@ class IsolatedPlayer:
             process.sent += 1
             process.send([("drop", run.first_key + seat)], now + self.limit)
 
-
-def _as_is(command):
-    return command

@@ -42,7 +42,7 @@ from arena.referee.outcome import GameInfo
 
 # Bumped with every change of meaning of the Python code below that _wire_c.c (next to this file)
 # repeats, and there with the same change: an extension built from older sources is not used.
-_C_TRANSCRIPTION = 1
+_C_TRANSCRIPTION = 2
 
 _wire_c = c_extensions.load("arena.execution.process._wire_c", _C_TRANSCRIPTION)
 
@@ -413,34 +413,82 @@ class CommandEncoder:
         data = buffer.getvalue()
         return len(data).to_bytes(4, "little") + data
 
-    def piece(self, command) -> bytes:
-        """One command of a batch, pickled as soon as it is made (``batch`` joins the pieces).
 
-        Pickling a command at once reads its objects while the processor's caches still hold
-        them: a batch pickled later, after the worker has stepped its other games, cost three
-        times as much."""
-        buffer = self.buffer
-        buffer.seek(0)
-        buffer.truncate()
+class _Sink:
+    """A pickler's file whose ``write`` is a list's ``append``: each pickle one bytes object."""
+
+    __slots__ = ("write",)
+
+    def __init__(self, write: Callable):
+        self.write = write
+
+
+class BatchWriter:
+    """The worker's end for one bot process: its batch of commands being gathered.
+
+    Each command is pickled as soon as it is made (``dump``): it then reads its objects while the
+    processor's caches still hold them (a batch pickled later, after the worker has stepped its
+    other games, cost three times as much). The pickler writes each command's pickle, in one
+    write, straight into ``pieces``, and ``message`` joins them into the pickle of their list,
+    which the bot process decodes as one."""
+
+    def __init__(self, encoder: CommandEncoder):
+        self.pieces: list[bytes] = []
+        self.pickler = pickle.Pickler(_Sink(self.pieces.append), 3)
+        self.pickler.dispatch_table = encoder.pickler.dispatch_table
+        self.base = encoder.base
+        self.pickler.memo = self.base
+        self.pickler.fast = True  # (see ``CommandEncoder``)
+        # ValueError or RecursionError: call ``dump_cyclic``.
+        self.dump = self.pickler.dump if not _use_c else _c_writer(self, encoder)
+
+    def dump_cyclic(self, command) -> None:
+        """``dump`` for a command with a cycle, which only the memo can write (``dump`` raised
+        ValueError or RecursionError, and wrote nothing)."""
+        self.pickler.fast = False
         try:
             self.pickler.dump(command)
-        except (ValueError, RecursionError):  # a cycle: only the memo can write it
-            buffer.seek(0)
-            buffer.truncate()
-            self.pickler.fast = False
-            try:
-                self.pickler.dump(command)
-            finally:
-                self.pickler.memo = self.base
-                self.pickler.fast = True
-        return buffer.getvalue()[2:-1]  # without its PROTO and STOP opcodes
+        finally:
+            self.pickler.memo = self.base
+            self.pickler.fast = True
+
+    def message(self) -> bytes:
+        """The commands gathered as one message (``batch_message``); none are left."""
+        message = batch_message(self.pieces)
+        self.pieces.clear()
+        return message
 
 
-def batch_message(pieces: list[bytes]) -> bytes:
-    """The message of a batch of commands pickled one by one (``CommandEncoder.piece``): a
-    protocol 3 pickle of their list (an empty list, a mark, the commands, APPENDS), decoded as
-    one; for two or more, the very bytes ``CommandEncoder.encode`` writes for the list."""
-    data = b"".join((_BATCH_HEAD, *pieces, _BATCH_TAIL))
+def _c_writer(writer: BatchWriter, encoder: CommandEncoder) -> Callable:
+    """The writer's pickler in C (``_wire_c.CommandWriter``) for the commands it can write,
+    falling back to the pickler for the others: the same bytes."""
+    memo = {key: index for key, (index, _) in encoder.base.items()}
+    table = encoder.pickler.dispatch_table
+    named = {cls for cls, reduce in table.items() if reduce is _wire_c.reduce_named_tuple}
+    dataclass_values = {
+        cls: _dataclass_fields(cls)[1]
+        for cls, reduce in table.items()
+        if reduce is _reduce_dataclass
+    }
+    return _wire_c.CommandWriter(
+        writer.pieces,
+        memo,
+        named,
+        memo[id(_tuple_new)],
+        dataclass_values,
+        memo[id(rebuild_dataclass)],
+        writer.pickler.dump,
+    )
+
+
+def batch_message(pickles: list[bytes]) -> bytes:
+    """The message of a batch of commands pickled one by one (protocol 3, ``BatchWriter``): a
+    protocol 3 pickle of their list (an empty list, a mark, the commands without their PROTO and
+    STOP opcodes, APPENDS), decoded as one; for two or more, the very bytes
+    ``CommandEncoder.encode`` writes for the list."""
+    if _use_c:
+        return _wire_c.batch_message(pickles)
+    data = b"".join((_BATCH_HEAD, *[p[2:-1] for p in pickles], _BATCH_TAIL))
     return len(data).to_bytes(4, "little") + data
 
 
