@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -362,31 +363,58 @@ def test_a_program_host_restarts_a_program_without_waiting_for_its_hello(tmp_pat
 
 def test_a_program_that_ends_between_decisions_faults_its_next_decision(tmp_path):
     """The starts and ends of games are written after a batch's requests; a program that has
-    ended by then was started again without any fault (a crash nobody was blamed for)."""
+    ended by then was started again without any fault (a crash nobody was blamed for). The
+    decision blamed still counts as seen: the seat's later requests are changes to it."""
     import time
 
     from arena.execution.process.bubblewrap import SandboxSettings
     from arena.execution.process.program_bot import ProgramLimits
     from arena.execution.process.program_host import ProgramHost
+    from arena.execution.process.wire import differ_for, fields_getter
+    from arena.games import TwentyDown
     from arena.plugins.manifests import read_manifest
+    from arena.referee.outcome import GameInfo
 
-    (tmp_path / "quits.sh").write_text(f"read line\necho '{HELLO}'\n")  # ends after its hello
+    (tmp_path / "again.py").write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    m = json.loads(line)\n"
+        f"    if m['type'] == 'hello': print({HELLO!r}, flush=True)\n"
+        "    if m['type'] == 'act':\n"
+        "        print(json.dumps({'type': 'action', 'request': m['request'], 'index': 0}),"
+        " flush=True)\n"
+    )
+    (tmp_path / "quits.sh").write_text(  # the first ends after its hello; the next one answers
+        f"if [ -e {tmp_path}/marker ]; then exec {sys.executable} {tmp_path}/again.py; fi\n"
+        f"touch {tmp_path}/marker\nread line\necho '{HELLO}'\n"
+    )
     (tmp_path / "quits.toml").write_text(manifest("quits", '"sh", "quits.sh"'))
     host = ProgramHost(
         read_manifest(tmp_path / "quits.toml"), ProgramLimits(sandbox=SandboxSettings("none"))
     )
+    game = TwentyDown()
+    state = game.new_state("s")
+    seat = state.current_player()
+    info = GameInfo(game.name, seat, 4, game.variant, dict(game.params), 1.0)
     try:
-        first = host.pool.process()
+        host.pool.process()
         time.sleep(0.3)  # (it has ended)
-        first.queued += b'{"type":"end","id":1}\n'
-        host.write_queued()
-        assert host.pool.current is not first
-        host.run([("act", 1, None)])
+        host.run([("new", 7, "ab" * 16, info)])  # its start is queued, and cannot be written
+        assert host.owed is not None
+        host.answers()  # (the seat's creation)
+        observation = state.observation(seat)
+        getter, differ = fields_getter(type(observation)), differ_for(type(observation))
+        host.run([("act", 7, observation)])
         codes, _seconds, faults = host.answers()
         assert len(codes) == 1 and faults[0][0] == "crash", faults
         assert "between decisions" in faults[0][1]
-        host.run([("act", 1, None)])  # blamed once: the next is the next decision's own
-        assert host.answers()[2][0][0] == "gone"
+        state.apply_legal(0)  # (the referee's fallback), then on to the seat's next decision
+        while state.current_player() != seat:
+            state.apply_legal(0)
+        changes = differ(getter(state.observation(seat)), getter(observation))
+        host.run([("act_changes", 7, changes)])
+        codes, _seconds, faults = host.answers()
+        assert faults == {} and len(codes) == 1  # blamed once; it answers the next one
     finally:
         host.pool.close()
 

@@ -102,16 +102,16 @@ class ProgramHost(Host):
                 super().run([command])
                 continue
             self.started += 1
+            key = command[1]
+            observation = self.observation(op, key, command)  # (kept: later ones are changes)
+            player = self.bots.get(key)
+            if observation is None or player is None:
+                self.reply("gone", "the bot object no longer exists", 0.0)
+                continue
             if self.owed is not None:  # (it failed between decisions: blamed on the next one)
                 self.progress[0] = self.started
                 self.reply(*self.owed, 0.0)
                 self.owed = None
-                continue
-            key = command[1]
-            observation = self.observation(op, key, command)
-            player = self.bots.get(key)
-            if observation is None or player is None:
-                self.reply("gone", "the bot object no longer exists", 0.0)
                 continue
             # (the seat's bank left, from the worker's clock, when the run has banks)
             player._arena_bank = command[3] if len(command) >= 4 else None
