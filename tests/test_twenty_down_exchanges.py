@@ -57,3 +57,25 @@ def test_an_index_out_of_range_fails_as_a_list_would():
     assert state.history == before.history
     with pytest.raises(IndexError):
         at_an_exchange(5).apply_legal(26)
+
+
+def test_the_sequence_of_discards_reads_as_its_list_in_every_operation_a_bot_may_use():
+    """Both games' lazy discards (How Low's and Twenty Down's exchanges) answer as the list they
+    stand for: a search bot written against a list keeps working (``2 * legal`` and ordering
+    comparisons raised before)."""
+    from arena.games.discards import StandardDiscards
+    from arena.games.how_low import HowLowCanYouGo
+
+    how_low = HowLowCanYouGo().new_state(3)
+    for legal in (at_an_exchange(7).legal_actions(), how_low.legal_actions()):
+        assert isinstance(legal, StandardDiscards)
+        plain = list(legal)
+        assert len(plain) == len(legal) == 26
+        assert 2 * legal == legal * 2 == plain * 2
+        assert legal + [] == [] + legal == plain
+        assert legal[-1] == plain[-1] and legal[::-2] == plain[::-2]
+        assert (legal < plain + [()]) and (legal <= plain) and (legal >= plain)
+        assert not (legal > plain) and legal == plain and not (legal != plain)
+        assert legal.index(plain[5]) == 5 and legal.count(plain[5]) == 1
+        assert random.Random(1).choice(legal) == random.Random(1).choice(plain)
+        assert type(legal.copy()) is list and legal.copy() == plain

@@ -3,8 +3,8 @@
 ``StandardDiscards`` is the 26 of a hand as a read-only sequence whose length is known without
 listing them, built only when read: a playout, a search bot or the benchmark asks for
 ``len(state.legal_actions())`` and then plays an index (``apply_legal``), which the engines play
-from their tables; anything else (indexing, iterating, ``in``, ``index``, ``==``, ``+``) lists
-them once and reads the list. The observations a bot receives hold a plain list.
+from their tables; anything else (indexing, iterating, ``in``, ``index``, comparisons, ``+``,
+``*``) lists them once and reads the list. The observations a bot receives hold a plain list.
 
 The tables are shared read-only tuples (``PAIR[a][b]`` is ``(a, b)``): every legal action that is a
 single or a pair is the same object wherever it appears, which also lets a bot process receive it
@@ -135,11 +135,29 @@ class StandardDiscards:
     def __mul__(self, times: int) -> list:
         return self._list() * times
 
+    __rmul__ = __mul__
+
+    def __lt__(self, other):
+        return self._list() < _plain(other)
+
+    def __le__(self, other):
+        return self._list() <= _plain(other)
+
+    def __gt__(self, other):
+        return self._list() > _plain(other)
+
+    def __ge__(self, other):
+        return self._list() >= _plain(other)
+
     def __repr__(self) -> str:
         return repr(self._list())
 
     def __reduce__(self):
         return (list, (self._list(),))  # pickles (and copies) as the plain list
+
+
+def _plain(other):
+    return other._list() if isinstance(other, StandardDiscards) else other
 
 
 Sequence.register(StandardDiscards)
