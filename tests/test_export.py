@@ -106,6 +106,114 @@ def test_processes_write_their_blocks_to_the_file_in_order(stored, tmp_path, mon
     store.close()
 
 
+@pytest.fixture
+def in_chunks(stored, tmp_path, monkeypatch):  # noqa: F811
+    """The stored games in 4 chunks of 2 (a copy of the database, to keep rows in), the bytes
+    one process writes, and a function exporting them with 2 processes to a file."""
+    import io
+
+    from arena.games import HowLowCanYouGo, TwentyDown
+    from arena.store.database import Store
+    from arena.views import export as view
+
+    games = {cls.name: cls for cls in (TwentyDown, HowLowCanYouGo)}
+    db = tmp_path / "copy.db"
+    db.write_bytes(stored["db"].read_bytes())
+    monkeypatch.setattr(view, "_CHUNK", 2)
+    store = Store(db, create=False)
+    one = io.BytesIO()
+    view.write_export(store, games, view.ExportCounts(), one)
+    path = tmp_path / "out.jsonl"
+
+    def export_in_two(counts, keep=False) -> bytes:
+        with open(path, "wb") as out:
+            view.write_export(store, games, counts, out, jobs=2, keep=keep)
+        return path.read_bytes()
+
+    export_in_two.path = path
+    yield list(store.game_id_ranges(size=2)), one.getvalue(), export_in_two
+    store.close()
+
+
+def _whole_lines_of(written: bytes, one: bytes) -> int:
+    assert one.startswith(written) and (not written or written.endswith(b"\n"))
+    return written.count(b"\n")
+
+
+@pytest.mark.parametrize("how", [KeyboardInterrupt, SystemExit])
+def test_a_process_stopped_by_an_interrupt_fails_the_export(in_chunks, monkeypatch, how):
+    """`kill -INT` of one process (or any exception, not only an Exception) is an error, and
+    the processes after it stop, leaving whole lines, each counted; it was a success (here in
+    the last chunk, the game with no record)."""
+    from arena.views import export as view
+
+    ranges, one, export_in_two = in_chunks
+    block = view._block
+
+    def interrupted(store, games, select, ids, keep, writer):
+        if ids == ranges[-1]:
+            raise how
+        return block(store, games, select, ids, keep, writer)
+
+    monkeypatch.setattr(view, "_block", interrupted)
+    counts = view.ExportCounts()
+    with pytest.raises(view.ExportProcessError, match="interrupted|stopped"):
+        export_in_two(counts)
+    assert _whole_lines_of(export_in_two.path.read_bytes(), one) == counts.written
+
+
+def test_an_interrupt_while_writing_waits_for_the_whole_block_and_its_report(
+    in_chunks, monkeypatch
+):
+    """SIGINT to a process in the middle of writing its block: the block is finished (no line
+    cut in two) and reported (its rows kept, its lines counted), then the export fails."""
+    import signal
+
+    from arena.views import export as view
+
+    ranges, one, export_in_two = in_chunks
+    write_all = view._write_all
+    third = one.split(b"\n")[4]
+
+    def interrupted_midway(fd, data):
+        if data.startswith(third):
+            write_all(fd, data[:10])
+            os.kill(os.getpid(), signal.SIGINT)
+            sum(range(1000))  # (the interrupt is raised here, between bytecodes, if not held)
+            data = data[10:]
+        write_all(fd, data)
+
+    monkeypatch.setattr(view, "_write_all", interrupted_midway)
+    counts = view.ExportCounts()
+    with pytest.raises(view.ExportProcessError, match="interrupted"):
+        export_in_two(counts, keep=True)
+    written = _whole_lines_of(export_in_two.path.read_bytes(), one)
+    assert written >= 6 and counts.written == counts.kept == written
+
+
+def test_a_process_that_ends_owing_reports_is_an_error_at_once(in_chunks, monkeypatch):
+    """A process that ends as if done but has not written its blocks (nor passed its turn on)
+    fails the export at once; the others, waiting for their turn, are stopped: no hang."""
+    from arena.views import export as view
+
+    _, _, export_in_two = in_chunks
+    monkeypatch.setattr(view, "_write_in_turn", lambda *args: True)
+    with pytest.raises(view.ExportProcessError, match="stopped early"):
+        export_in_two(view.ExportCounts())
+
+
+def test_the_first_damage_named_is_the_oldest_games_whatever_order_the_chunks_come_in():
+    from arena.views.export import ExportCounts
+
+    total = ExportCounts()
+    for game_id in (7, 3, 5):
+        chunk = ExportCounts(damaged=1, first_damage=f"game {game_id}: bad")
+        chunk.first_damaged_id = game_id
+        total.add(chunk)
+    total.add(ExportCounts(written=2))
+    assert (total.damaged, total.first_damage) == (3, "game 3: bad")
+
+
 def test_export_errors_are_one_line(cli, stored, tmp_path):  # noqa: F811
     assert_one_line_error(cli("export", "--db", tmp_path / "none.db"), "no database")
     assert_one_line_error(cli("export", "--db", stored["db"], "--game", "chess"), "chess")

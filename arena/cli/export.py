@@ -48,7 +48,13 @@ def export(
     """Write every stored game as one JSON line (the record `arena replay ID --format json`
     prints), oldest first, for offline analysis and learning from logged games."""
     from arena.store.database import StoreError
-    from arena.views.export import ExportCounts, Selection, usable_cores, write_export
+    from arena.views.export import (
+        ExportCounts,
+        ExportProcessError,
+        Selection,
+        usable_cores,
+        write_export,
+    )
 
     path = db_path(db)
     store = open_store(path, create=False)
@@ -70,7 +76,7 @@ def export(
     try:
         write_export(store, classes, counts, out, select, jobs, keep)
         out.flush()
-    except StoreError as exc:
+    except (StoreError, ExportProcessError) as exc:
         raise fail(str(exc)) from None
     except BrokenPipeError:  # `arena export | head`: the reader has all it wants
         sys.stderr.close()

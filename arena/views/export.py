@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import signal
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -48,13 +49,24 @@ class ExportCounts:
     without_record: int = 0
     damaged: int = 0
     first_damage: str = ""
+    first_damaged_id: int = 0  # the game ``first_damage`` names
     kept: int = 0  # records newly kept (``keep``)
 
     def add(self, other: ExportCounts) -> None:
+        """Adds a chunk's counts; the first damage is the oldest game's, in whatever order the
+        chunks come (they come in any order from several processes)."""
         self.written += other.written
         self.without_record += other.without_record
         self.damaged += other.damaged
-        self.first_damage = self.first_damage or other.first_damage
+        if other.first_damage and (
+            not self.first_damage or other.first_damaged_id < self.first_damaged_id
+        ):
+            self.first_damage = other.first_damage
+            self.first_damaged_id = other.first_damaged_id
+
+
+class ExportProcessError(RuntimeError):
+    """A process of ``arena export -j N`` ended, or was interrupted, before its last block."""
 
 
 @dataclass
@@ -136,7 +148,9 @@ def _block(
             state, header, times = replay_stored(blob, games, writer.games_made, codes=True)
         except RecordError as exc:
             counts.damaged += 1
-            counts.first_damage = counts.first_damage or f"game {game_id}: {exc}"
+            if not counts.first_damage:
+                counts.first_damage = f"game {game_id}: {exc}"
+                counts.first_damaged_id = game_id
             continue
         text = writer.text(state, header, times)
         out.append(_line(text, facts))
@@ -210,10 +224,12 @@ def _in_processes(store, ranges, games, select, jobs, keep, out, counts) -> None
     turns = [context.Semaphore(0) for _ in range(jobs)]
     stop = context.RawValue("b", 0)
     reports = [context.Pipe(duplex=False) for _ in range(jobs)]
+    dealt = [ranges[w::jobs] for w in range(jobs)]
+    parent = os.getpid()
     workers = [
         context.Process(
             target=_work_in_turn,
-            args=(w, ranges[w::jobs], store.path, games, select, keep, fd, turns, stop, send),
+            args=(w, dealt[w], store.path, games, select, keep, fd, turns, stop, send, parent),
             daemon=True,
         )
         for w, (_, send) in enumerate(reports)
@@ -227,12 +243,10 @@ def _in_processes(store, ranges, games, select, jobs, keep, out, counts) -> None
             os.close(fd)
             fd = None
         turns[0].release()
-        error = _gather(store, [r for r, _ in reports], workers, copied, out, counts, wait)
+        owed = {receiver: len(chunks) for (receiver, _), chunks in zip(reports, dealt)}
+        error = _gather(store, owed, workers, copied, out, counts, stop, wait)
     finally:
-        for worker in workers:
-            if worker.is_alive() and worker.exitcode is None:
-                worker.terminate()
-            worker.join()
+        _stop_workers(workers, turns, stop)
         if copied is not None:
             os.close(copied)
             if fd is not None:
@@ -241,13 +255,34 @@ def _in_processes(store, ranges, games, select, jobs, keep, out, counts) -> None
         raise error
 
 
-def _gather(store, receivers, workers, copied, out, counts, wait) -> BaseException | None:
+def _stop_workers(workers, turns, stop, grace: float = 2.0) -> None:
+    """Has the workers still running (after an error or an interrupt here) stop: each finishes
+    the block it is writing (no line cut), for ``grace`` seconds at most, and writes no other;
+    then any left are terminated."""
+    import time
+
+    if any(worker.is_alive() for worker in workers):
+        stop.value = 1
+        for turn in turns:  # (whoever waits for a turn sees the stop)
+            turn.release()
+        deadline = time.monotonic() + grace
+        for worker in workers:
+            worker.join(max(0.0, deadline - time.monotonic()))
+    for worker in workers:
+        if worker.is_alive() and worker.exitcode is None:
+            worker.terminate()
+        worker.join()
+
+
+def _gather(store, owed, workers, copied, out, counts, stop, wait) -> BaseException | None:
     """Takes the workers' reports (and, with ``copied``, their lines) until each has ended;
-    the first error any of them met."""
+    the first error any of them met. ``owed``: the reports each receiver is to bring, one a
+    chunk; a process that ends owing some, with no error and none stopping (``stop``), broke
+    the ring of turns: an error at once."""
     error = None
-    running = dict(zip(receivers, workers, strict=True))
+    running = dict(zip(owed, workers, strict=True))
     exits = {worker.sentinel: receiver for receiver, worker in running.items()}
-    watched = [*receivers, *exits, *([copied] if copied is not None else [])]
+    watched = [*owed, *exits, *([copied] if copied is not None else [])]
     while running or copied in watched:
         for ready in wait(watched):
             if ready is copied:
@@ -267,55 +302,119 @@ def _gather(store, receivers, workers, copied, out, counts, wait) -> BaseExcepti
                     first = False
                     report = receiver.recv()
                     if report[0] == "end":
+                        if report[1] is None and owed[receiver] and not stop.value:
+                            raise ExportProcessError("an arena export process stopped early")
                         error = error or report[1]
                         del running[receiver]
                         watched.remove(receiver)
                     else:
+                        owed[receiver] -= 1
                         _take(store, *report, counts)
             except EOFError:
                 ended = True
             if ended and receiver in running:
-                raise RuntimeError(
+                raise ExportProcessError(
                     f"an arena export process ended unexpectedly "
                     f"(exit code {running[receiver].exitcode})"
                 )
+    if error is None and any(owed.values()):  # (cannot be: stop is set with an error)
+        error = ExportProcessError("arena export processes stopped early")
     return error
 
 
-def _work_in_turn(turn, ranges, path, games, select, keep, fd, turns, stop, report) -> None:
-    """A forked process of ``_in_processes``: the blocks of ``ranges``, each written to ``fd``
-    in its turn; reports the counts and rows to keep of each, then ``("end", error)``."""
-    from arena.store.database import Store
+class _Turn:
+    """A process's place in the ring of turns (``_in_processes``)."""
 
-    error = None
-    after = turns[(turn + 1) % len(turns)]
+    def __init__(self, turns: list, index: int, stop) -> None:
+        self.mine, self.after = turns[index], turns[(index + 1) % len(turns)]
+        self.stop = stop
+        self.held = False
+
+    def take(self) -> bool:
+        """Waits for the turn; whether to write (no process has stopped)."""
+        self.mine.acquire()
+        self.held = True
+        return not self.stop.value
+
+    def pass_on(self) -> None:
+        self.held = False
+        self.after.release()
+
+    def stop_all(self, wait: bool) -> None:
+        """Stops the processes after this one: with ``wait``, once the blocks before this
+        one's are written. ``stop`` is set before the turn is passed on, so whoever takes a
+        turn out of order sees it and writes nothing."""
+        if wait and not self.held:
+            self.mine.acquire()
+            self.held = True
+        self.stop.value = 1
+        self.pass_on()
+
+
+def _work_in_turn(index, ranges, path, games, select, keep, fd, turns, stop, report, parent):
+    """A forked process of ``_in_processes``: the blocks of ``ranges``, each written to ``fd``
+    in its turn, then reported (counts, rows to keep); then ``("end", error)``. Whatever stops
+    it early (an error, an interrupt, another's stop), it passes the turn on, so that no
+    process waits for it, and an interrupt is an error, reported, with no traceback."""
+    signal.signal(signal.SIGINT, _interrupted)
+    turn = _Turn(turns, index, stop)
+    error, done = None, False
     try:
+        _end_with(parent)
         try:
-            store = Store(path, create=False)
+            done = _write_in_turn(path, ranges, games, select, keep, fd, turn, report)
         except Exception as exc:
             error = exc
-        writer = RecordText()
-        for ids in ranges:
-            if error is None:
-                try:
-                    block = _block(store, games, select, ids, keep, writer)
-                except Exception as exc:
-                    error = exc
-            turns[turn].acquire()
-            try:  # (after an error, or another's, the turn is still passed on, then none)
-                if error is None and not stop.value:
-                    _write_all(fd, block.text)
-            except Exception as exc:
-                error = exc
-            finally:
-                if error is not None:
-                    stop.value = 1
-                after.release()
-            if stop.value:
-                break
-            report.send((block.counts, block.new))
+        if not done:
+            turn.stop_all(wait=True)
+    except BaseException as exc:  # (an interrupt, mostly: SIGINT)
+        stopped = "interrupted" if isinstance(exc, KeyboardInterrupt) else f"stopped ({exc!r})"
+        error = ExportProcessError(f"an arena export process was {stopped}")
+        if not done:
+            turn.stop_all(wait=False)
     finally:
-        _send_end(report, error)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _send_end(report, error)
+
+
+def _write_in_turn(path, ranges, games, select, keep, fd, turn: _Turn, report) -> bool:
+    """Whether every block of ``ranges`` was written (not stopped by another process). An
+    interrupt waits till the block in hand is written, its turn passed on and its report
+    sent: no line is cut, no written block goes unreported."""
+    from arena.store.database import Store
+
+    store = Store(path, create=False)
+    writer = RecordText()
+    for ids in ranges:
+        block = _block(store, games, select, ids, keep, writer)
+        if not turn.take():
+            return False
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            _write_all(fd, block.text)
+            turn.pass_on()
+            report.send((block.counts, block.new))
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    return True
+
+
+def _interrupted(signum, frame) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # (once: the clean-up is not interrupted)
+    raise KeyboardInterrupt
+
+
+def _end_with(parent: int) -> None:
+    """Has this process killed when ``parent`` ends (Linux's PR_SET_PDEATHSIG), rather than
+    left blocked on a report no one will read."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1: PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # (not Linux)
+        return
+    if os.getppid() != parent:  # (it ended before the call)
+        os._exit(1)
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -326,6 +425,9 @@ def _write_all(fd: int, data: bytes) -> None:
 
 def _send_end(report, error: BaseException | None) -> None:
     try:
-        report.send(("end", error))
-    except Exception:  # (an error that does not pickle)
-        report.send(("end", RuntimeError(f"arena export: {error!r}")))
+        try:
+            report.send(("end", error))
+        except Exception:  # (an error that does not pickle)
+            report.send(("end", RuntimeError(f"arena export: {error!r}")))
+    except OSError:  # (the parent is gone)
+        pass
