@@ -655,6 +655,38 @@ def test_a_plugin_file_can_register_a_game_that_runs(cli, bots_dir, tmp_path):
         assert len(lines) == 8 and {line["game"] for line in lines} == {"pick-three"}
 
 
+def test_a_packaged_game_whose_observation_holds_much_text_runs_in_process_isolation(
+    cli, bots_dir, tmp_path, monkeypatch
+):
+    """An observation holding a str and bytes of 64 KiB or more (which the pickler writes to the
+    wire apart from the rest) reaches the bot processes whole: every game is played."""
+    big = GAME_PLUGIN.replace(
+        'fields = ("game", "seat", "legal_actions")',
+        'fields = ("game", "seat", "legal_actions", "rules", "picture")',
+    ).replace(
+        "obs.game, obs.seat = self.game.name, seat",
+        "obs.game, obs.seat = self.game.name, seat\n"
+        '        obs.rules, obs.picture = "pick " * 20_000, bytes(70_000)',
+    )
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "arena_test_big_game.py").write_text(big, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setenv("PYTHONPATH", str(site))  # (for the bot processes)
+    game = importlib.metadata.EntryPoint("big", "arena_test_big_game", "arena")
+    monkeypatch.setattr(
+        importlib.metadata, "entry_points", lambda group=None: [game] if group == "arena" else []
+    )
+    db = tmp_path / "big.db"
+    options = ["--game", "p3", "--games", 2, "--seed", 2, "-j", 1, "-q", "--db", db]
+    # (--sandbox none: bwrap would hide the game's module, in tmp_path, from the bot processes)
+    isolation = ["--isolation", "process", "--sandbox", "none", "--format", "json"]
+    run = cli("run", "--bots-dir", bots_dir, *options, *isolation)
+    assert run.exit_code == 0, run.output
+    board = json.loads(run.stdout)["pick-three"]
+    assert [(row["games"], row["faults"], row["forfeits"]) for row in board] == [(2, 0, 0)] * 2
+
+
 def test_plugin_that_registers_a_bundled_game_name_again_is_a_load_error(bots_dir):
     (bots_dir / "zz_dup_game.py").write_text(
         textwrap.dedent(GAME_PLUGIN).replace('name = "pick-three"', 'name = "twenty-down"'),

@@ -284,6 +284,38 @@ def test_a_batch_pickled_command_by_command_is_the_batch_pickled_whole(game):
     assert _same(got, commands[0])
 
 
+def test_commands_holding_big_strings_and_bytes_arrive_whole():
+    """The pickler writes a str, bytes or bytearray of 64 KiB or more to its file apart from the
+    rest of the pickle: each command must still be one piece of the batch (a game's observation
+    or parameters may hold that much text, and observations are pickled by the pickler)."""
+    encoder = CommandEncoder(known_objects(GAMES))
+    writer = BatchWriter(encoder)
+    decoder = CommandDecoder()
+    decoder.decode(encoder.preamble[4:])
+    text, data = "é" * (50 * 1024), b"y" * 70_000  # (100 KiB of UTF-8)
+    commands = [
+        ("act", 1, {"text": text, "data": data}),
+        ("act", 2, text),
+        ("drop", 3),
+        ("act", 4, [bytearray(data), text, data]),
+    ]
+    for command in commands:
+        writer.dump(command)
+    assert len(writer.pieces) == len(commands)  # (the worker counts the commands sent so)
+    assert decoder.decode(writer.message()[4:]) == commands
+    # A command that fails after writing a big value (a cycle found later) leaves nothing.
+    loop: list = [data]
+    loop.append(loop)
+    with pytest.raises(ValueError):
+        writer.dump(("act", 5, loop))
+    assert not writer.pieces
+    writer.dump_cyclic(("act", 5, loop))
+    writer.dump(commands[0])
+    (cyclic, first) = decoder.decode(writer.message()[4:])
+    assert cyclic[2][0] == data and cyclic[2][1] is cyclic[2]
+    assert first == commands[0]
+
+
 def test_a_batch_message_is_the_length_and_the_pickle_of_the_list():
     pickles = [pickle.dumps(command, 3) for command in (("act", 1, (2, 3)), ("end", 5, None))]
     message = wire.batch_message(pickles)

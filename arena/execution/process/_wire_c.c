@@ -14,7 +14,7 @@
 #include <Python.h>
 
 /* Bumped with every change of meaning, and in arena/execution/process/wire.py with it (_C_TRANSCRIPTION). */
-#define TRANSCRIPTION 2
+#define TRANSCRIPTION 3
 
 typedef struct {
     PyObject_HEAD
@@ -291,9 +291,9 @@ static PyObject *reduce_named_tuple(PyObject *module, PyObject *value) {
  * a named tuple of ``named_tuples`` as wire._reduce_named_tuple reduces it, a slotted dataclass of
  * ``dataclasses`` as wire._reduce_dataclass), for a command made only of None, bools, ints of 32
  * bits, floats, strs, tuples, lists and those named tuples and dataclasses, nested
- * at most WRITER_DEPTH deep. Any other command is given to ``fallback`` (the pickler's dump, which
- * appends its pickle to the same list, or raises). Written out here because the pickler's
- * generic path cost the worker about as much as stepping the game. */
+ * at most WRITER_DEPTH deep. Any other command is given to ``fallback`` (the pickler's dump,
+ * which appends its pickle to the same list, or raises: ``fallback_whole``). Written out here
+ * because the pickler's generic path cost the worker about as much as stepping the game. */
 #define WRITER_DEPTH 40
 
 typedef struct {
@@ -602,6 +602,49 @@ static int write_value(CommandWriter *self, PyObject *value, int depth) {
     return done;
 }
 
+/* The fallback's dump of ``command``, leaving its pickle one bytes object of ``pieces``: the
+ * pickler writes a str, bytes or bytearray of 64 KiB or more to the list apart from what comes
+ * before and after it (as bytes or a memoryview), and those writes are joined; a dump that fails
+ * leaves nothing. wire._whole_dumps in C, so that the fallback costs no Python call more. */
+static PyObject *fallback_whole(CommandWriter *self, PyObject *command) {
+    PyObject *pieces = self->pieces;
+    Py_ssize_t start = PyList_GET_SIZE(pieces);
+    PyObject *result = PyObject_CallOneArg(self->fallback, command);
+    Py_ssize_t end = PyList_GET_SIZE(pieces);
+    if (result == NULL) {
+        if (end > start) {
+            PyObject *type, *value, *traceback;
+            PyErr_Fetch(&type, &value, &traceback);
+            PyList_SetSlice(pieces, start, end, NULL);
+            PyErr_Restore(type, value, traceback);
+        }
+        return NULL;
+    }
+    if (end - start <= 1)
+        return result;
+    Py_DECREF(result);
+    PyObject *parts = PyList_GetSlice(pieces, start, end);
+    if (parts == NULL)
+        return NULL;
+    PyObject *empty = PyBytes_FromStringAndSize(NULL, 0);
+    PyObject *joined = empty == NULL ? NULL : PyObject_CallMethod(empty, "join", "O", parts);
+    Py_XDECREF(empty);
+    Py_DECREF(parts);
+    if (joined == NULL)
+        return NULL;
+    PyObject *one = PyList_New(1);
+    if (one == NULL) {
+        Py_DECREF(joined);
+        return NULL;
+    }
+    PyList_SET_ITEM(one, 0, joined);
+    int failed = PyList_SetSlice(pieces, start, end, one);
+    Py_DECREF(one);
+    if (failed)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
 static PyObject *CommandWriter_call(CommandWriter *self, PyObject *args, PyObject *kwds) {
     PyObject *command;
     if (kwds != NULL && PyDict_GET_SIZE(kwds)) {
@@ -617,7 +660,7 @@ static PyObject *CommandWriter_call(CommandWriter *self, PyObject *args, PyObjec
     if (done < 0)
         return NULL;
     if (done == 0)
-        return PyObject_CallOneArg(self->fallback, command);
+        return fallback_whole(self, command);
     if (put(self, ".", 1) < 0) /* STOP */
         return NULL;
     PyObject *piece = PyBytes_FromStringAndSize(self->data, self->size);

@@ -42,7 +42,7 @@ from arena.referee.outcome import GameInfo
 
 # Bumped with every change of meaning of the Python code below that _wire_c.c (next to this file)
 # repeats, and there with the same change: an extension built from older sources is not used.
-_C_TRANSCRIPTION = 2
+_C_TRANSCRIPTION = 3
 
 _wire_c = c_extensions.load("arena.execution.process._wire_c", _C_TRANSCRIPTION)
 
@@ -415,7 +415,7 @@ class CommandEncoder:
 
 
 class _Sink:
-    """A pickler's file whose ``write`` is a list's ``append``: each pickle one bytes object."""
+    """A pickler's file whose ``write`` is a list's ``append`` (see ``_whole_dumps``)."""
 
     __slots__ = ("write",)
 
@@ -423,13 +423,33 @@ class _Sink:
         self.write = write
 
 
+def _whole_dumps(pickler: pickle.Pickler, pieces: list) -> Callable:
+    """``pickler.dump``, for a pickler writing into ``pieces`` (``_Sink``), leaving each pickle
+    one bytes object there. The pickler writes a str, bytes or bytearray of 64 KiB or more
+    straight to its file, apart from what comes before and after it: those writes are joined.
+    A dump that fails leaves nothing (it may have written the bytes before such a value)."""
+    dump = pickler.dump
+
+    def whole_dump(command) -> None:
+        start = len(pieces)
+        try:
+            dump(command)
+        except BaseException:
+            del pieces[start:]
+            raise
+        if len(pieces) > start + 1:
+            pieces[start:] = [b"".join(pieces[start:])]
+
+    return whole_dump
+
+
 class BatchWriter:
     """The worker's end for one bot process: its batch of commands being gathered.
 
     Each command is pickled as soon as it is made (``dump``): it then reads its objects while the
     processor's caches still hold them (a batch pickled later, after the worker has stepped its
-    other games, cost three times as much). The pickler writes each command's pickle, in one
-    write, straight into ``pieces``, and ``message`` joins them into the pickle of their list,
+    other games, cost three times as much). Each command's pickle is one bytes object of
+    ``pieces`` (``_whole_dumps``), and ``message`` joins them into the pickle of their list,
     which the bot process decodes as one."""
 
     def __init__(self, encoder: CommandEncoder):
@@ -439,15 +459,16 @@ class BatchWriter:
         self.base = encoder.base
         self.pickler.memo = self.base
         self.pickler.fast = True  # (see ``CommandEncoder``)
+        self.dump_pickled = _whole_dumps(self.pickler, self.pieces)
         # ValueError or RecursionError: call ``dump_cyclic``.
-        self.dump = self.pickler.dump if not _use_c else _c_writer(self, encoder)
+        self.dump = self.dump_pickled if not _use_c else _c_writer(self, encoder)
 
     def dump_cyclic(self, command) -> None:
         """``dump`` for a command with a cycle, which only the memo can write (``dump`` raised
         ValueError or RecursionError, and wrote nothing)."""
         self.pickler.fast = False
         try:
-            self.pickler.dump(command)
+            self.dump_pickled(command)
         finally:
             self.pickler.memo = self.base
             self.pickler.fast = True
@@ -477,7 +498,7 @@ def _c_writer(writer: BatchWriter, encoder: CommandEncoder) -> Callable:
         memo[id(_tuple_new)],
         dataclass_values,
         memo[id(rebuild_dataclass)],
-        writer.pickler.dump,
+        writer.pickler.dump,  # (its writes joined in C, as ``_whole_dumps`` joins them)
     )
 
 
