@@ -17,6 +17,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from arena.envs import observations
 from arena.envs.games import make_game
 from arena.envs.returns import deal_scores, rank_returns
 from arena.games.base import TERMINAL
@@ -57,6 +58,9 @@ class ArenaAECEnv(AECEnv):
         self._no_bytes = bytes(actions)
         self._masks: dict[tuple, np.ndarray] = {}  # legal numbers -> their mask (``_new_mask``)
         self._float32 = np.dtype(np.float32)
+        # The C extension's writer of the arrays (``arena.envs.observations``), or None.
+        self._observer = observations.observer(self.game, self.encoding, self.game.state_class)
+        self._c_vector = self._observer is not None and self._observer.twenty_down
         self._acting = None  # the seat to act; None when the game is over
         self._turn = None  # its legal numbers, once asked for
         self._rewarded = False
@@ -92,11 +96,27 @@ class ArenaAECEnv(AECEnv):
         """The acting seat's legal action numbers, in the engine's order (kept for the turn)."""
         legal = self._turn
         if legal is None:
-            legal = self._turn = self.state.legal_numbers(self.encoding)
+            if self._c_vector:  # (None where the C code leaves it to the engine's)
+                legal = self._observer.legal_twenty_down(self.state)
+            if legal is None:
+                legal = self.state.legal_numbers(self.encoding)
+            self._turn = legal
         return legal
 
     def observe(self, agent):
         seat = self._seat[agent]
+        observer = self._observer
+        if observer is None:
+            return self._observe_in_python(seat)
+        legal = (self._turn or self._legal()) if seat == self._acting else None
+        if self._c_vector:
+            return observer.observe_twenty_down(self.state, seat, legal)
+        vector = self._zeros[:]
+        self.state.write_observation(self.encoding, seat, vector)
+        return observer.observe(vector, legal)
+
+    def _observe_in_python(self, seat: int) -> dict:
+        """``observe`` without the C extension: the same values in two new numpy arrays."""
         vector = self._zeros[:]
         self.state.write_observation(self.encoding, seat, vector)
         if seat == self._acting:

@@ -1,0 +1,140 @@
+"""The C extension ``arena.envs._encode_c`` gives the PettingZoo environment the same observations
+as its Python code, at every decision of random games of both games; ``ARENA_PURE_PYTHON_ENVS=1``
+switches it off; the arrays it hands out are the caller's.
+
+Without the extra ``arena[rl]`` these tests are skipped, except under ``CI``, where they fail."""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+from contextlib import contextmanager
+
+import pytest
+from conftest import require_c_extension
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_envs import PZ_CASES
+
+try:
+    import numpy as np
+    import pettingzoo  # noqa: F401
+
+    from arena.envs import observations, pettingzoo_env
+except ImportError:
+    if os.environ.get("CI"):
+        raise
+    pytest.skip("pettingzoo is not installed (pip install -e '.[rl]')", allow_module_level=True)
+
+C_MISSING = "arena.envs._encode_c is not built (no C compiler at install time?) or out of date"
+
+
+@contextmanager
+def implementation(use_c: bool):
+    """Environments made inside write their observations in C, or in pure Python."""
+    was_c = observations._use_c
+    assert observations.use_c_extension(use_c) == use_c
+    try:
+        yield
+    finally:
+        observations.use_c_extension(was_c)
+
+
+def both_envs(game: str, params: dict) -> tuple:
+    """(an environment of the Python code, one of the C extension)."""
+    require_c_extension(observations._encode_c, C_MISSING)
+    with implementation(False):
+        python = pettingzoo_env(game, **params)
+    with implementation(True):
+        c = pettingzoo_env(game, **params)
+    return python, c
+
+
+def test_the_c_extension_is_built_when_required():
+    """ARENA_REQUIRE_C_EXTENSION=1 (where a compiler exists): fail if the C code is not built."""
+    require_c_extension(observations._encode_c, C_MISSING)
+    if os.environ.get(observations.PURE_PYTHON_VARIABLE, "0") in ("", "0"):
+        assert observations.implementation() == "C extension (arena.envs._encode_c)"
+    for use_c in (True, False):
+        with implementation(use_c):
+            assert (pettingzoo_env("td")._observer is not None) == use_c
+            assert (pettingzoo_env("hl")._observer is not None) == use_c
+            expected = "C extension (arena.envs._encode_c)" if use_c else "pure Python"
+            assert observations.implementation() == expected
+    code = "from arena.envs import observations; print(observations.implementation())"
+    env = {**os.environ, observations.PURE_PYTHON_VARIABLE: "1"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.stdout.strip() == "pure Python"
+
+
+CASES = [*PZ_CASES, ("twenty-down", {"start_points": 3}), ("hl", {"players": 5, "max_deals": 3})]
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.sampled_from(CASES), st.integers(0, 10**6))
+def test_c_and_python_observations_are_the_same_at_every_decision(case, seed):
+    """Every seat's vector and mask, at every decision of a random game and after its end, the
+    same float32 and int8 bytes from both; so are the legal numbers the steps check."""
+    python, c = both_envs(*case)
+    rng = random.Random(seed)
+    python.reset(seed=seed)
+    c.reset(seed=seed)
+    for agent in c.agent_iter():
+        for other in c.agents:
+            got, expected = c.observe(other), python.observe(other)
+            for key, dtype in (("observation", np.float32), ("action_mask", np.int8)):
+                assert got[key].dtype == expected[key].dtype == dtype
+                assert got[key].tobytes() == expected[key].tobytes(), (agent, other, key)
+        obs, reward, terminated, truncated, _ = c.last()
+        assert (reward, terminated, truncated) == python.last(observe=False)[1:4]
+        if terminated or truncated:
+            c.step(None)
+            python.step(None)
+            continue
+        assert c._legal() == python._legal()
+        legal = obs["action_mask"].nonzero()[0]
+        action = int(legal[rng.randrange(len(legal))])
+        c.step(action)
+        python.step(action)
+    assert python.agents == []
+
+
+def test_each_observation_is_the_callers_own_arrays():
+    """Rows of shared blocks, but each handed out once: writing into one changes no other, and
+    one kept for many steps (its block long replaced) still holds what it held."""
+    require_c_extension(observations._encode_c, C_MISSING)
+    with implementation(True):
+        env = pettingzoo_env("td")
+    env.reset(seed=4)
+    kept = []
+    rng = random.Random(4)
+    for _ in range(300):
+        obs = env.last()[0]
+        kept.append((obs, obs["observation"].copy(), obs["action_mask"].copy()))
+        legal = obs["action_mask"].nonzero()[0]
+        env.step(int(legal[rng.randrange(len(legal))]))
+    first = kept[0][0]
+    again = env.observe(env.agent_selection)
+    for obs, _, _ in kept[1:]:
+        for key in ("observation", "action_mask"):
+            assert not np.shares_memory(obs[key], first[key])
+            assert not np.shares_memory(obs[key], again[key])
+    first["observation"][:] = 7.0
+    first["action_mask"][:] = 1
+    for obs, vector, mask in kept[1:]:
+        assert obs["observation"].tobytes() == vector.tobytes()
+        assert obs["action_mask"].tobytes() == mask.tobytes()
+        assert obs["observation"].flags.writeable and obs["action_mask"].flags.writeable
+
+
+def test_a_legal_number_out_of_range_is_refused_not_written():
+    require_c_extension(observations._encode_c, C_MISSING)
+    with implementation(True):
+        env = pettingzoo_env("hl")
+    vector = np.zeros(env.encoding.observation_size, np.float32)
+    with pytest.raises(ValueError, match="out of range"):
+        env._observer.observe(vector, [3, env.encoding.num_actions])
+    with pytest.raises(ValueError, match="size"):
+        env._observer.observe(vector[1:], [3])
