@@ -6,7 +6,8 @@ With it, each observation's two arrays are rows of two numpy blocks made once pe
 nothing writes again (a view: ``array.base`` is its block, which lives while any of its rows
 does). Twenty Down's vector and legal numbers are written in C from the engine's fields, the same
 values as ``TwentyDownEncoding.write_state`` and ``legal_numbers`` (the reference, and the
-fallback); How Low's vector is its Python encoding's, copied into the row. Without the extension,
+fallback), and How Low's as ``HowLowEncoding``'s; another game's vector is its Python
+encoding's, copied into the row. Without the extension,
 or with ``ARENA_PURE_PYTHON_ENVS=1`` (or :func:`use_c_extension`), the environment makes its
 arrays in Python (``ArenaAECEnv._observe_in_python``), the same values.
 """
@@ -16,6 +17,9 @@ from __future__ import annotations
 import numpy as np
 
 from arena import c_extensions
+from arena.games.how_low.encoding import HowLowEncoding
+from arena.games.how_low.hands import VALUE
+from arena.games.how_low.rules import HowLowState
 from arena.games.twenty_down.encoding import CARD_INDEX, TwentyDownEncoding
 from arena.games.twenty_down.rules import TwentyDownState
 
@@ -53,19 +57,23 @@ def implementation() -> str:
 
 def observer(game, encoding, state_type: type):
     """The C extension's ``Observer`` for an environment of ``game`` (None where it is not in
-    use); it writes Twenty Down's vectors itself when ``state_type`` is Twenty Down's engine."""
+    use); it writes the vectors itself when ``state_type`` is a bundled game's engine, and
+    copies those of other games' Python encodings."""
     if not _use_c:
         return None
     size, actions = encoding.observation_size, encoding.num_actions
     rows = max(16, _BLOCK_BYTES // (4 * size))
 
     def new_blocks():
-        return np.zeros((rows, size), np.float32), np.zeros((rows, actions), np.int8)
+        # (each row is zeroed as it is handed out: ``np.zeros`` would zero the block twice)
+        return np.empty((rows, size), np.float32), np.empty((rows, actions), np.int8)
 
-    layout = None
+    layouts = {}
     if state_type is TwentyDownState and type(encoding) is TwentyDownEncoding:
-        layout = _twenty_down_layout(game, encoding)
-    return _encode_c.Observer(size, actions, new_blocks, layout)
+        layouts["twenty_down"] = _twenty_down_layout(game, encoding)
+    elif state_type is HowLowState and type(encoding) is HowLowEncoding:
+        layouts["how_low"] = _how_low_layout(encoding)
+    return _encode_c.Observer(size, actions, new_blocks, **layouts)
 
 
 def _twenty_down_layout(game, encoding) -> tuple:
@@ -82,4 +90,22 @@ def _twenty_down_layout(game, encoding) -> tuple:
         encoding.start_points,
         int(game.variant == "brostedt"),
         CARD_INDEX,
+    )
+
+
+def _how_low_layout(encoding) -> tuple:
+    """What ``Observer`` reads How Low's vector positions from (its ``HL_*`` order)."""
+    at = encoding.at
+    parts = (
+        "hand", "hand_total", "dealer", "active", "chips", "bank", "deal", "round", "stock_size",
+        "discard_size", "discarded", "redrawn", "last_totals", "last_chip_changes",
+    )  # fmt: skip
+    return (
+        *(at[name] for name in parts),
+        encoding.players,
+        encoding.packs,
+        encoding.max_deals,
+        encoding.pack_size,
+        encoding.chip_scale,
+        VALUE,
     )

@@ -60,7 +60,14 @@ class ArenaAECEnv(AECEnv):
         self._float32 = np.dtype(np.float32)
         # The C extension's writer of the arrays (``arena.envs.observations``), or None.
         self._observer = observations.observer(self.game, self.encoding, self.game.state_class)
-        self._c_vector = self._observer is not None and self._observer.twenty_down
+        # its writers of a bundled game's vector and legal numbers (None: the engine's)
+        self._c_observe = self._c_legal = None
+        if self._observer is not None and self._observer.twenty_down:
+            self._c_observe = self._observer.observe_twenty_down
+            self._c_legal = self._observer.legal_twenty_down
+        elif self._observer is not None and self._observer.how_low:
+            self._c_observe = self._observer.observe_how_low
+            self._c_legal = self._observer.legal_how_low
         self._acting = None  # the seat to act; None when the game is over
         self._turn = None  # its legal numbers, once asked for
         self._rewarded = False
@@ -96,8 +103,8 @@ class ArenaAECEnv(AECEnv):
         """The acting seat's legal action numbers, in the engine's order (kept for the turn)."""
         legal = self._turn
         if legal is None:
-            if self._c_vector:  # (None where the C code leaves it to the engine's)
-                legal = self._observer.legal_twenty_down(self.state)
+            if self._c_legal is not None:  # (None where the C code leaves it to the engine)
+                legal = self._c_legal(self.state)
             if legal is None:
                 legal = self.state.legal_numbers(self.encoding)
             self._turn = legal
@@ -109,8 +116,8 @@ class ArenaAECEnv(AECEnv):
         if observer is None:
             return self._observe_in_python(seat)
         legal = (self._turn or self._legal()) if seat == self._acting else None
-        if self._c_vector:
-            return observer.observe_twenty_down(self.state, seat, legal)
+        if self._c_observe is not None:
+            return self._c_observe(self.state, seat, legal)
         vector = self._zeros[:]
         self.state.write_observation(self.encoding, seat, vector)
         return observer.observe(vector, legal)
