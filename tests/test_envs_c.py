@@ -23,6 +23,8 @@ try:
     import pettingzoo  # noqa: F401
 
     from arena.envs import observations, pettingzoo_env
+    from arena.games import HowLowCanYouGo
+    from arena.games.how_low.rules import HowLowState
 except ImportError:
     if os.environ.get("CI"):
         raise
@@ -69,7 +71,22 @@ def test_the_c_extension_is_built_when_required():
     assert out.stdout.strip() == "pure Python"
 
 
-CASES = [*PZ_CASES, ("twenty-down", {"start_points": 3}), ("hl", {"players": 5, "max_deals": 3})]
+class _PluginState(HowLowState):
+    __slots__ = ()
+
+
+class PluginGame(HowLowCanYouGo):
+    """A game the C extension does not know (its vectors are its Python encoding's, copied)."""
+
+    state_class = _PluginState
+
+
+CASES = [
+    *PZ_CASES,
+    ("twenty-down", {"start_points": 3}),
+    ("hl", {"players": 5, "max_deals": 3}),
+    (PluginGame, {"players": 3, "max_deals": 4}),
+]
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -79,6 +96,7 @@ def test_c_and_python_observations_are_the_same_at_every_decision(case, seed):
     """Every seat's vector and mask, at every decision of a random game and after its end, the
     same float32 and int8 bytes from both; so are the legal numbers the steps check."""
     python, c = both_envs(*case)
+    assert (c._c_observe is None) == (case[0] is PluginGame)
     rng = random.Random(seed)
     python.reset(seed=seed)
     c.reset(seed=seed)

@@ -76,6 +76,16 @@ def observer(game, encoding, state_type: type):
     return _encode_c.Observer(size, actions, new_blocks, **layouts)
 
 
+def engine_writers(observer) -> tuple:
+    """``observer``'s (observe, legal numbers) for a bundled game's state, which it writes
+    itself; (None, None) where it only copies vectors, or is None."""
+    if observer is not None and observer.twenty_down:
+        return observer.observe_twenty_down, observer.legal_twenty_down
+    if observer is not None and observer.how_low:
+        return observer.observe_how_low, observer.legal_how_low
+    return None, None
+
+
 def _twenty_down_layout(game, encoding) -> tuple:
     """What ``Observer`` reads Twenty Down's vector positions from (its ``TD_*`` order)."""
     at = encoding.at

@@ -58,16 +58,10 @@ class ArenaAECEnv(AECEnv):
         self._no_bytes = bytes(actions)
         self._masks: dict[tuple, np.ndarray] = {}  # legal numbers -> their mask (``_new_mask``)
         self._float32 = np.dtype(np.float32)
-        # The C extension's writer of the arrays (``arena.envs.observations``), or None.
+        # The C extension's writer of the arrays (``arena.envs.observations``), or None; and its
+        # writers of a bundled game's vector and legal numbers (None: the Python encoding's).
         self._observer = observations.observer(self.game, self.encoding, self.game.state_class)
-        # its writers of a bundled game's vector and legal numbers (None: the engine's)
-        self._c_observe = self._c_legal = None
-        if self._observer is not None and self._observer.twenty_down:
-            self._c_observe = self._observer.observe_twenty_down
-            self._c_legal = self._observer.legal_twenty_down
-        elif self._observer is not None and self._observer.how_low:
-            self._c_observe = self._observer.observe_how_low
-            self._c_legal = self._observer.legal_how_low
+        self._c_observe, self._c_legal = observations.engine_writers(self._observer)
         self._acting = None  # the seat to act; None when the game is over
         self._turn = None  # its legal numbers, once asked for
         self._rewarded = False
@@ -148,10 +142,26 @@ class ArenaAECEnv(AECEnv):
         return mask
 
     def last(self, observe: bool = True):
-        """``AECEnv.last``, without its extra call and assertion."""
+        """``AECEnv.last``, without its extra call and assertion (and with ``observe`` and
+        ``_legal`` written out for the C extension's writers: a step's only calls of them)."""
         agent = self.agent_selection
+        write = self._c_observe
+        if write is not None and observe:
+            seat = self._seat[agent]
+            if seat == self._acting:
+                legal = self._turn
+                if legal is None:
+                    legal = self._c_legal(self.state)
+                    if legal is None:
+                        legal = self.state.legal_numbers(self.encoding)
+                    self._turn = legal
+                obs = write(self.state, seat, legal)
+            else:
+                obs = write(self.state, seat, None)
+        else:
+            obs = self.observe(agent) if observe else None
         return (
-            self.observe(agent) if observe else None,
+            obs,
             self._cumulative_rewards[agent],
             self.terminations[agent],
             self.truncations[agent],
