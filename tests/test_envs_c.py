@@ -6,7 +6,9 @@ Without the extra ``arena[rl]`` these tests are skipped, except under ``CI``, wh
 
 from __future__ import annotations
 
+import copy
 import os
+import pickle
 import random
 import subprocess
 import sys
@@ -157,3 +159,18 @@ def test_a_legal_number_out_of_range_is_refused_not_written():
         env._observer.observe(vector, [3, env.encoding.num_actions])
     with pytest.raises(ValueError, match="size"):
         env._observer.observe(vector[1:], [3])
+
+
+def test_an_environment_copied_or_pickled_goes_on_with_the_same_observations():
+    require_c_extension(observations._encode_c, C_MISSING)
+    with implementation(True):
+        env = pettingzoo_env("td")
+    env.reset(seed=2)
+    env.step(int(env.last()[0]["action_mask"].nonzero()[0][0]))
+    for other in (copy.deepcopy(env), pickle.loads(pickle.dumps(env))):
+        assert other._c_observe is not None
+        for agent in env.agents:
+            assert other.observe(agent)["observation"].tobytes() == (
+                env.observe(agent)["observation"].tobytes()
+            )
+        assert other.last()[0]["action_mask"].tobytes() == env.last()[0]["action_mask"].tobytes()
