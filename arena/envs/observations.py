@@ -55,11 +55,12 @@ def implementation() -> str:
     return "C extension (arena.envs._encode_c)" if _use_c else "pure Python"
 
 
-def observer(game, encoding, state_type: type):
+def observer(game, encoding, state_type: type, use_c: bool | None = None):
     """The C extension's ``Observer`` for an environment of ``game`` (None where it is not in
-    use); it writes the vectors itself when ``state_type`` is a bundled game's engine, and
-    copies those of other games' Python encodings."""
-    if not _use_c:
+    use, or ``use_c`` is False: None follows :func:`use_c_extension`); it writes the vectors
+    itself when ``state_type`` is a bundled game's engine, and copies those of other games'
+    Python encodings."""
+    if not (_use_c if use_c is None else use_c and _encode_c is not None):
         return None
     size, actions = encoding.observation_size, encoding.num_actions
     rows = max(16, _BLOCK_BYTES // (4 * size))

@@ -63,21 +63,23 @@ class ArenaAECEnv(AECEnv):
         self._turn = None  # its legal numbers, once asked for
         self._rewarded = False
 
-    def _attach_observer(self) -> None:
+    def _attach_observer(self, use_c: bool | None = None) -> None:
         """The C extension's writer of the arrays (``arena.envs.observations``), or None; and
         its writers of a bundled game's vector and legal numbers (None: the Python encoding's)."""
-        self._observer = observations.observer(self.game, self.encoding, self.game.state_class)
+        state_class = self.game.state_class
+        self._observer = observations.observer(self.game, self.encoding, state_class, use_c)
         self._c_observe, self._c_legal = observations.engine_writers(self._observer)
 
     def __getstate__(self) -> dict:
-        """A copy or pickle leaves out the C writer (it is made again as the copy is made)."""
+        """A copy or pickle leaves out the C writer: the copy makes its own, of the same kind."""
         state = self.__dict__.copy()
-        state["_observer"] = state["_c_observe"] = state["_c_legal"] = None
+        state["_observer"] = self._observer is not None
+        state["_c_observe"] = state["_c_legal"] = None
         return state
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
-        self._attach_observer()
+        self._attach_observer(use_c=state["_observer"])
 
     def agent_iter(self, max_iter: int = 2**63):
         """``AECEnv.agent_iter`` as a generator (PettingZoo's iterator is a Python-level
