@@ -1,10 +1,11 @@
 /* The PettingZoo environment's observations in C (arena/envs/observations.py): the same arrays,
  * value for value, as its pure-Python path.
  *
- * Observer(size, num_actions, new_blocks, twenty_down=None, how_low=None) hands out each observation as rows
- * of two blocks that ``new_blocks()`` makes (a float32 block of rows x size and an int8 block of
- * rows x num_actions, C-contiguous): each row is written once, handed out once, as a fresh
- * view, and never written again.
+ * Observer(size, num_actions, new_blocks, twenty_down=None, how_low=None) hands out each
+ * observation as rows of two blocks that ``new_blocks()`` makes (a float32 block of rows x size
+ * and an int8 block of rows x num_actions, C-contiguous): each row is zeroed, written and handed
+ * out once, as a fresh view, and never written again. ``twenty_down``/``how_low``: the layout of
+ * that game's vector (arena/envs/observations.py makes them from the encodings).
  * - observe(vector, legal): the dict of a vector the Python encoding wrote (a buffer of
  *   size float32) and of the mask of the legal numbers (a list of ints, or None: all zero).
  * - observe_twenty_down(state, seat, legal): the same, the vector written here from the Twenty
@@ -22,6 +23,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <limits.h>
 #include <stddef.h>
 #include <string.h>
 #include <structmember.h>
@@ -85,7 +87,6 @@ typedef struct {
 
 static PyObject *s_observation, *s_action_mask, *s_legal_actions;
 
-
 /* The offsets of the fields that are plain slots of ``type``. */
 static void find_slots(Observer *self, PyTypeObject *type) {
     Py_INCREF(type);
@@ -99,7 +100,8 @@ static void find_slots(Observer *self, PyTypeObject *type) {
             PyErr_Clear();
             continue;
         }
-        if (Py_IS_TYPE(descr, &PyMemberDescr_Type)) {
+        if (Py_IS_TYPE(descr, &PyMemberDescr_Type) &&
+            PyType_IsSubtype(type, PyDescr_TYPE(descr))) {
             PyMemberDef *member = ((PyMemberDescrObject *)descr)->d_member;
             if (member->type == T_OBJECT_EX && member->offset > 0)
                 self->offset[f] = member->offset;
@@ -121,6 +123,58 @@ static PyObject *field(Observer *self, PyObject *state, int f) {
         }
     }
     return PyObject_GetAttr(state, names[f]); /* (its error when the slot is empty) */
+}
+
+/* --- reading the engines' fields ------------------------------------------------------------ */
+
+/* ``value`` as a long in [lo, hi]; -1 with an error set when it is not one. */
+static int as_long(PyObject *value, long lo, long hi, long *into) {
+    long v = PyLong_AsLong(value);
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    if (v < lo || v > hi) {
+        PyErr_SetString(PyExc_ValueError, "an engine's field out of range");
+        return -1;
+    }
+    *into = v;
+    return 0;
+}
+
+/* The state's int field ``f``, in [lo, hi]. */
+static int int_field(Observer *self, PyObject *state, int f, long lo, long hi, long *into) {
+    PyObject *value = field(self, state, f);
+    if (value == NULL)
+        return -1;
+    int done = as_long(value, lo, hi, into);
+    Py_DECREF(value);
+    return done;
+}
+
+/* The state's field ``f`` as a fast sequence of ``n`` items (any length if n < 0). */
+static PyObject *seq_field(Observer *self, PyObject *state, int f, Py_ssize_t n) {
+    PyObject *value = field(self, state, f);
+    if (value == NULL)
+        return NULL;
+    PyObject *seq = PySequence_Fast(value, "an engine's field: a sequence");
+    Py_DECREF(value);
+    if (seq != NULL && n >= 0 && PySequence_Fast_GET_SIZE(seq) != n) {
+        Py_DECREF(seq);
+        PyErr_SetString(PyExc_ValueError, "an engine's field: one item a seat");
+        return NULL;
+    }
+    return seq;
+}
+
+/* ``pair`` as (seat in [0, seats), an int in [lo, hi]). */
+static int as_pair(PyObject *pair, long seats, long lo, long hi, long *seat, long *value) {
+    if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
+        PyErr_SetString(PyExc_ValueError, "an engine's field: (seat, value) pairs");
+        return -1;
+    }
+    return as_long(PyTuple_GET_ITEM(pair, 0), 0, seats - 1, seat) < 0 ||
+                   as_long(PyTuple_GET_ITEM(pair, 1), lo, hi, value) < 0
+               ? -1
+               : 0;
 }
 
 static void release_blocks(Observer *self) {
@@ -149,6 +203,50 @@ static int Observer_traverse(Observer *self, visitproc visit, void *arg) {
     return 0;
 }
 
+/* Twenty Down's layout: TD_FIELDS ints, then CARD_INDEX (52 items, None: not in the pack). */
+static int read_twenty_down(Observer *self, PyObject *layout) {
+    if (!PyTuple_Check(layout) || PyTuple_GET_SIZE(layout) != TD_FIELDS + 1)
+        return 0;
+    for (int i = 0; i < TD_FIELDS; i++)
+        if (as_long(PyTuple_GET_ITEM(layout, i), 0, LONG_MAX, &self->td[i]) < 0)
+            return -1;
+    PyObject *cards = PyTuple_GET_ITEM(layout, TD_FIELDS);
+    if (!PyTuple_Check(cards) || PyTuple_GET_SIZE(cards) != 52)
+        return 0;
+    for (int c = 0; c < 52; c++) {
+        PyObject *i = PyTuple_GET_ITEM(cards, c);
+        long k = -1;
+        if (i != Py_None && as_long(i, 0, TD_PACK - 1, &k) < 0)
+            return -1;
+        self->card_index[c] = (int)k;
+    }
+    return self->td[TD_MAX_DEALS] > 0 && self->td[TD_START_POINTS] > 0;
+}
+
+/* How Low's layout: HL_FIELDS ints, the chip scale (a float), VALUE (52 ints). */
+static int read_how_low(Observer *self, PyObject *layout) {
+    if (!PyTuple_Check(layout) || PyTuple_GET_SIZE(layout) != HL_FIELDS + 2)
+        return 0;
+    for (int i = 0; i < HL_FIELDS; i++)
+        if (as_long(PyTuple_GET_ITEM(layout, i), 0, LONG_MAX, &self->hl[i]) < 0)
+            return -1;
+    self->chip_scale = PyFloat_AsDouble(PyTuple_GET_ITEM(layout, HL_FIELDS));
+    if (self->chip_scale == -1.0 && PyErr_Occurred())
+        return -1;
+    PyObject *values = PyTuple_GET_ITEM(layout, HL_FIELDS + 1);
+    if (!PyTuple_Check(values) || PyTuple_GET_SIZE(values) != 52)
+        return 0;
+    for (int c = 0; c < 52; c++) {
+        long v;
+        if (as_long(PyTuple_GET_ITEM(values, c), -1000, 1000, &v) < 0)
+            return -1;
+        self->value[c] = (int)v;
+    }
+    const long *hl = self->hl;
+    return hl[HL_PLAYERS] >= 2 && hl[HL_PLAYERS] <= HL_MAX_PLAYERS && hl[HL_PACKS] >= 1 &&
+           hl[HL_MAX_DEALS] > 0 && hl[HL_PACK_SIZE] > 0 && self->chip_scale > 0;
+}
+
 static PyObject *Observer_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     Py_ssize_t size, num_actions;
     PyObject *new_blocks, *twenty_down = Py_None, *how_low = Py_None;
@@ -157,8 +255,10 @@ static PyObject *Observer_new(PyTypeObject *type, PyObject *args, PyObject *kwds
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "nnO|OO:Observer", keywords, &size,
                                      &num_actions, &new_blocks, &twenty_down, &how_low))
         return NULL;
-    if (size <= 0 || num_actions <= 0 || !PyCallable_Check(new_blocks)) {
-        PyErr_SetString(PyExc_ValueError, "Observer: sizes > 0 and a callable new_blocks");
+    if (size <= 0 || num_actions <= 0 || !PyCallable_Check(new_blocks) ||
+        (twenty_down != Py_None && how_low != Py_None)) {
+        PyErr_SetString(PyExc_ValueError, "Observer: sizes > 0, a callable new_blocks and at "
+                                          "most one game's layout");
         return NULL;
     }
     Observer *self = (Observer *)type->tp_alloc(type, 0);
@@ -166,65 +266,15 @@ static PyObject *Observer_new(PyTypeObject *type, PyObject *args, PyObject *kwds
         return NULL;
     self->size = size;
     self->num_actions = num_actions;
-    Py_INCREF(new_blocks);
-    self->new_blocks = new_blocks;
-    if (twenty_down != Py_None) {
-        /* (fields..., card_index): TD_FIELDS ints, then a tuple of 52 (None: not in the pack) */
-        if (!PyTuple_Check(twenty_down) || PyTuple_GET_SIZE(twenty_down) != TD_FIELDS + 1)
-            goto bad;
-        for (int i = 0; i < TD_FIELDS; i++) {
-            self->td[i] = PyLong_AsLong(PyTuple_GET_ITEM(twenty_down, i));
-            if (self->td[i] == -1 && PyErr_Occurred())
-                goto fail;
-        }
-        PyObject *cards = PyTuple_GET_ITEM(twenty_down, TD_FIELDS);
-        if (!PyTuple_Check(cards) || PyTuple_GET_SIZE(cards) != 52)
-            goto bad;
-        for (int c = 0; c < 52; c++) {
-            PyObject *i = PyTuple_GET_ITEM(cards, c);
-            long k = i == Py_None ? -1 : PyLong_AsLong(i);
-            if (k == -1 && PyErr_Occurred())
-                goto fail;
-            if (k < -1 || k >= TD_PACK)
-                goto bad;
-            self->card_index[c] = (int)k;
-        }
-        if (self->td[TD_MAX_DEALS] == 0 || self->td[TD_START_POINTS] == 0)
-            goto bad;
-        self->twenty_down = 1;
-    }
-    if (how_low != Py_None) {
-        /* (fields..., chip_scale, values): HL_FIELDS ints, a float, a tuple of 52 ints */
-        if (!PyTuple_Check(how_low) || PyTuple_GET_SIZE(how_low) != HL_FIELDS + 2)
-            goto bad;
-        for (int i = 0; i < HL_FIELDS; i++) {
-            self->hl[i] = PyLong_AsLong(PyTuple_GET_ITEM(how_low, i));
-            if (self->hl[i] == -1 && PyErr_Occurred())
-                goto fail;
-        }
-        self->chip_scale = PyFloat_AsDouble(PyTuple_GET_ITEM(how_low, HL_FIELDS));
-        if (self->chip_scale == -1.0 && PyErr_Occurred())
-            goto fail;
-        PyObject *values = PyTuple_GET_ITEM(how_low, HL_FIELDS + 1);
-        if (!PyTuple_Check(values) || PyTuple_GET_SIZE(values) != 52)
-            goto bad;
-        for (int c = 0; c < 52; c++) {
-            long v = PyLong_AsLong(PyTuple_GET_ITEM(values, c));
-            if (v == -1 && PyErr_Occurred())
-                goto fail;
-            self->value[c] = (int)v;
-        }
-        if (self->hl[HL_PLAYERS] < 2 || self->hl[HL_PLAYERS] > HL_MAX_PLAYERS ||
-            self->hl[HL_PACKS] < 1 || self->hl[HL_MAX_DEALS] == 0 || self->hl[HL_PACK_SIZE] == 0)
-            goto bad;
-        self->how_low = 1;
-    }
-    if (self->twenty_down && self->how_low)
-        goto bad;
-    return (PyObject *)self;
-bad:
-    PyErr_SetString(PyExc_ValueError, "Observer: a malformed layout");
-fail:
+    self->new_blocks = Py_NewRef(new_blocks);
+    /* (1: read, 0: malformed, -1: an error set) */
+    int read = twenty_down != Py_None ? (self->twenty_down = read_twenty_down(self, twenty_down))
+               : how_low != Py_None   ? (self->how_low = read_how_low(self, how_low))
+                                      : 1;
+    if (read == 1)
+        return (PyObject *)self;
+    if (read == 0)
+        PyErr_SetString(PyExc_ValueError, "Observer: a malformed layout");
     Py_DECREF(self);
     return NULL;
 }
@@ -343,223 +393,126 @@ static PyObject *Observer_observe(Observer *self, PyObject *const *args, Py_ssiz
     return observation_dict(self, row);
 }
 
-/* --- Twenty Down ----------------------------------------------------------------------------- */
-
-/* A small int field of the state (or of a list), -1 with an error set when it is not one. */
-static long int_of(PyObject *value) {
-    long v = PyLong_AsLong(value);
-    if (v == -1 && !PyErr_Occurred())
-        return -2; /* (no field here is negative but points, which are read apart) */
-    return v;
-}
-
-#define SET(i, v)                                                                              \
+/* out[at] = v, where ``at`` must be inside the vector (else an error and ``goto fail``). */
+#define PUT(at, v)                                                                             \
     do {                                                                                       \
-        long at_ = (i);                                                                        \
-        if (at_ < 0 || at_ >= size)                                                            \
-            goto out_of_range;                                                                 \
+        long at_ = (at);                                                                       \
+        if (at_ < 0 || at_ >= self->size) {                                                    \
+            PyErr_SetString(PyExc_ValueError, "an engine's field out of range");               \
+            goto fail;                                                                         \
+        }                                                                                      \
         out[at_] = (v);                                                                        \
     } while (0)
 
-/* The vector's position of a card at ``base`` (a 32-wide part), or -1. */
+/* --- Twenty Down: TwentyDownEncoding.write_state ---------------------------------------------- */
+
+/* The vector's position of a card of the 32-card pack in the part at ``base``. */
 static inline long card_at(Observer *self, long base, long card) {
-    if (card < 0 || card >= 52 || self->card_index[card] < 0)
-        return -1;
-    return base + self->card_index[card];
+    return self->card_index[card] < 0 ? -1 : base + self->card_index[card];
 }
 
-/* A list (or tuple) of four of the state's, as a borrowed fast sequence. */
-static PyObject *four_of(Observer *self, PyObject *state, int name) {
-    PyObject *value = field(self, state, name);
-    if (value == NULL)
-        return NULL;
-    PyObject *seq = PySequence_Fast(value, "a field of four seats");
-    Py_DECREF(value);
-    if (seq != NULL && PySequence_Fast_GET_SIZE(seq) != 4) {
-        Py_DECREF(seq);
-        PyErr_SetString(PyExc_ValueError, "a field of four seats");
-        return NULL;
-    }
-    return seq;
-}
-
-/* The (seat, card) pairs of ``cards`` into ``played`` (and ``current`` unless < 0). */
-static int write_cards(Observer *self, float *out, PyObject *cards, long seat, long played,
-                       long current) {
-    const long size = self->size;
-    PyObject *seq = PySequence_Fast(cards, "a trick's (seat, card) pairs");
-    if (seq == NULL)
+/* The seat's hand (drawn first if the deal's cards are still to be drawn: ``hands`` does). */
+static int td_hand(Observer *self, PyObject *state, long seat, float *out) {
+    PyObject *pending = field(self, state, F_PENDING), *seq = NULL, *hand = NULL;
+    if (pending == NULL)
         return -1;
+    int to_draw = PyObject_IsTrue(pending);
+    Py_DECREF(pending);
+    if (to_draw < 0)
+        return -1;
+    PyObject *hands = field(self, state, to_draw ? F_HANDS : F_HANDS_SLOT);
+    if (hands == NULL)
+        return -1;
+    hand = PySequence_GetItem(hands, seat);
+    Py_DECREF(hands);
+    if (hand == NULL || (seq = PySequence_Fast(hand, "a hand")) == NULL)
+        goto fail;
     for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
-        PyObject *pair = PySequence_Fast_GET_ITEM(seq, i);
-        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2)
-            goto malformed;
-        long s = int_of(PyTuple_GET_ITEM(pair, 0));
-        long card = int_of(PyTuple_GET_ITEM(pair, 1));
-        if (s == -1 || card == -1)
+        long card;
+        if (as_long(PySequence_Fast_GET_ITEM(seq, i), 0, 51, &card) < 0)
             goto fail;
-        if (s < 0 || s > 3)
-            goto malformed;
-        long rel = (s - seat) & 3;
-        SET(card_at(self, played + TD_PACK * rel, card), 1.0f);
-        if (current >= 0)
-            SET(card_at(self, current + TD_PACK * rel, card), 1.0f);
+        PUT(card_at(self, self->td[TD_HAND], card), 1.0f);
     }
     Py_DECREF(seq);
+    Py_DECREF(hand);
     return 0;
-out_of_range:
-malformed:
-    PyErr_SetString(PyExc_ValueError, "observe_twenty_down: a malformed trick");
 fail:
-    Py_DECREF(seq);
+    Py_XDECREF(seq);
+    Py_XDECREF(hand);
     return -1;
 }
 
-/* TwentyDownEncoding.write_state(state, seat, out), ``out`` zeros. */
-static int write_twenty_down(Observer *self, PyObject *state, long seat, float *out) {
-    const long size = self->size;
+/* The phase, trump, dealer, forehand and deal. */
+static int td_table(Observer *self, PyObject *state, long seat, float *out) {
     const long *td = self->td;
-    PyObject *points = NULL, *exchanged = NULL, *won = NULL, *playing = NULL, *value = NULL;
-    long phase = -1, v;
-
-    value = field(self, state, F_PENDING);
-    if (value == NULL)
+    long v;
+    if (int_field(self, state, F_PHASE, 0, 4, &v) < 0)
         return -1;
-    int pending = PyObject_IsTrue(value);
-    Py_CLEAR(value);
-    if (pending < 0)
+    PUT(td[TD_PHASE] + v, 1.0f);
+    PyObject *trump = field(self, state, F_TRUMP); /* None before it is named */
+    if (trump == NULL)
         return -1;
-    /* the hands are drawn when first read: the property draws them, the slot holds them */
-    value = field(self, state, pending ? F_HANDS : F_HANDS_SLOT);
-    if (value == NULL)
-        return -1;
-    PyObject *hand = PySequence_GetItem(value, seat);
-    Py_CLEAR(value);
-    if (hand == NULL)
-        return -1;
-    value = PySequence_Fast(hand, "a hand");
-    Py_DECREF(hand);
-    if (value == NULL)
-        return -1;
-    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(value); i++) {
-        if ((v = int_of(PySequence_Fast_GET_ITEM(value, i))) == -1)
-            goto fail;
-        SET(card_at(self, td[TD_HAND], v), 1.0f);
+    if (trump != Py_None) {
+        int bad = as_long(trump, 0, 3, &v) < 0;
+        Py_DECREF(trump);
+        if (bad)
+            return -1;
+        PUT(td[TD_TRUMP] + v, 1.0f);
+    } else {
+        Py_DECREF(trump);
     }
-    Py_CLEAR(value);
-
-#define READ_INT(name, into)                                                                   \
-    do {                                                                                       \
-        value = field(self, state, name);                                                      \
-        if (value == NULL || (into = int_of(value)) == -1)                                     \
-            goto fail;                                                                         \
-        Py_CLEAR(value);                                                                       \
-    } while (0)
-
-    READ_INT(F_PHASE, phase);
-    if (phase < 0 || phase > 4)
-        goto out_of_range;
-    SET(td[TD_PHASE] + phase, 1.0f);
-    value = field(self, state, F_TRUMP);
-    if (value == NULL)
-        goto fail;
-    if (value != Py_None) {
-        if ((v = int_of(value)) == -1)
-            goto fail;
-        if (v < 0 || v > 3)
-            goto out_of_range;
-        SET(td[TD_TRUMP] + v, 1.0f);
-    }
-    Py_CLEAR(value);
-    READ_INT(F_DEALER, v);
-    if (v < 0 || v > 3)
-        goto out_of_range;
-    SET(td[TD_DEALER] + ((v - seat) & 3), 1.0f);
-    READ_INT(F_FOREHAND, v);
-    if (v < 0 || v > 3)
-        goto out_of_range;
-    SET(td[TD_FOREHAND] + ((v - seat) & 3), 1.0f);
-    READ_INT(F_DEAL, v);
-    SET(td[TD_DEAL], (float)((double)v / (double)td[TD_MAX_DEALS]));
+    if (int_field(self, state, F_DEALER, 0, 3, &v) < 0)
+        return -1;
+    PUT(td[TD_DEALER] + ((v - seat) & 3), 1.0f);
+    if (int_field(self, state, F_FOREHAND, 0, 3, &v) < 0)
+        return -1;
+    PUT(td[TD_FOREHAND] + ((v - seat) & 3), 1.0f);
+    if (int_field(self, state, F_DEAL, 0, LONG_MAX, &v) < 0)
+        return -1;
+    PUT(td[TD_DEAL], (float)((double)v / (double)td[TD_MAX_DEALS]));
     if (v > td[TD_FIXED_AFTER])
-        SET(td[TD_HEARTS_FIXED], 1.0f);
+        PUT(td[TD_HEARTS_FIXED], 1.0f);
+    return 0;
+fail:
+    return -1;
+}
 
-    if ((points = four_of(self, state, F_POINTS)) == NULL ||
-        (exchanged = four_of(self, state, F_EXCHANGED)) == NULL ||
-        (won = four_of(self, state, F_TRICKS_WON)) == NULL)
-        goto fail;
-    if (td[TD_BROSTEDT] && (playing = four_of(self, state, F_PLAYING)) == NULL)
+/* Per seat: the points, the cards exchanged, the tricks won, and (brostedt) who plays. */
+static int td_seats(Observer *self, PyObject *state, long seat, float *out) {
+    const long *td = self->td;
+    PyObject *points = seq_field(self, state, F_POINTS, 4);
+    PyObject *exchanged = points ? seq_field(self, state, F_EXCHANGED, 4) : NULL;
+    PyObject *won = exchanged ? seq_field(self, state, F_TRICKS_WON, 4) : NULL;
+    PyObject *playing = won && td[TD_BROSTEDT] ? seq_field(self, state, F_PLAYING, 4) : NULL;
+    if (won == NULL || (td[TD_BROSTEDT] && playing == NULL))
         goto fail;
     for (long s = 0; s < 4; s++) {
-        long rel = (s - seat) & 3;
-        long p = PyLong_AsLong(PySequence_Fast_GET_ITEM(points, s));
-        if (p == -1 && PyErr_Occurred())
-            goto fail;
-        if (p)
-            SET(td[TD_POINTS] + rel, (float)((double)p / (double)td[TD_START_POINTS]));
-        PyObject *count = PySequence_Fast_GET_ITEM(exchanged, s);
-        long e = 0;
-        if (count != Py_None) {
-            if ((e = int_of(count)) == -1)
-                goto fail;
-            if (e < 0 || e > 3)
-                goto out_of_range;
-            e += 1;
-        }
-        SET(td[TD_EXCHANGED] + 5 * rel + e, 1.0f);
-        if ((v = int_of(PySequence_Fast_GET_ITEM(won, s))) == -1)
+        long rel = (s - seat) & 3, v;
+        if (as_long(PySequence_Fast_GET_ITEM(points, s), LONG_MIN, LONG_MAX, &v) < 0)
             goto fail;
         if (v)
-            SET(td[TD_TRICKS_WON] + rel, (float)((double)v / 5.0));
+            PUT(td[TD_POINTS] + rel, (float)((double)v / (double)td[TD_START_POINTS]));
+        PyObject *count = PySequence_Fast_GET_ITEM(exchanged, s); /* None: not yet */
+        if (count == Py_None)
+            v = -1;
+        else if (as_long(count, 0, 3, &v) < 0)
+            goto fail;
+        PUT(td[TD_EXCHANGED] + 5 * rel + v + 1, 1.0f);
+        if (as_long(PySequence_Fast_GET_ITEM(won, s), 0, 5, &v) < 0)
+            goto fail;
+        if (v)
+            PUT(td[TD_TRICKS_WON] + rel, (float)((double)v / 5.0));
         if (playing != NULL) {
-            PyObject *decided = PySequence_Fast_GET_ITEM(playing, s);
-            long k = decided == Py_None ? 0 : decided == Py_True ? 1 : decided == Py_False ? 2 : -1;
-            if (k < 0)
-                goto out_of_range;
-            SET(td[TD_PLAYING] + 3 * rel + k, 1.0f);
+            PyObject *p = PySequence_Fast_GET_ITEM(playing, s); /* None, True (stays), False */
+            PUT(td[TD_PLAYING] + 3 * rel + (p == Py_None ? 0 : p == Py_True ? 1 : 2), 1.0f);
         }
     }
-
-    value = field(self, state, F_TRICKS);
-    if (value == NULL || !PyList_Check(value))
-        goto malformed_or_fail;
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(value); i++) {
-        PyObject *trick = PyList_GET_ITEM(value, i); /* (leader, cards, winner) */
-        if (!PyTuple_Check(trick) || PyTuple_GET_SIZE(trick) != 3)
-            goto malformed_or_fail;
-        if (write_cards(self, out, PyTuple_GET_ITEM(trick, 1), seat, td[TD_PLAYED], -1) < 0)
-            goto fail;
-    }
-    Py_CLEAR(value);
-    value = field(self, state, F_TRICK);
-    if (value == NULL || !PyList_Check(value))
-        goto malformed_or_fail;
-    if (PyList_GET_SIZE(value) > 0) {
-        if (write_cards(self, out, value, seat, td[TD_PLAYED], td[TD_CURRENT]) < 0)
-            goto fail;
-        /* (checked a pair of ints by write_cards) */
-        long led = PyLong_AsLong(PyTuple_GET_ITEM(PyList_GET_ITEM(value, 0), 1));
-        if (led < 0 || led >= 52)
-            goto out_of_range;
-        SET(td[TD_LED] + led / 13, 1.0f);
-    }
-    Py_CLEAR(value);
     Py_DECREF(points);
     Py_DECREF(exchanged);
     Py_DECREF(won);
     Py_XDECREF(playing);
     return 0;
-#undef READ_INT
-malformed_or_fail:
-    if (value == NULL)
-        goto fail;
-out_of_range:
-    if (!PyErr_Occurred())
-        PyErr_SetString(PyExc_ValueError, "observe_twenty_down: a field out of range");
 fail:
-    if (!PyErr_Occurred())
-        PyErr_SetString(PyExc_ValueError, "observe_twenty_down: a field out of range");
-    Py_XDECREF(value);
     Py_XDECREF(points);
     Py_XDECREF(exchanged);
     Py_XDECREF(won);
@@ -567,29 +520,80 @@ fail:
     return -1;
 }
 
+/* The (seat, card) pairs of ``cards`` into the part at ``played`` (and ``current`` if >= 0). */
+static int td_cards(Observer *self, PyObject *cards, long seat, long played, long current,
+                    float *out) {
+    PyObject *seq = PySequence_Fast(cards, "a trick's (seat, card) pairs");
+    if (seq == NULL)
+        return -1;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
+        long s, card;
+        if (as_pair(PySequence_Fast_GET_ITEM(seq, i), 4, 0, 51, &s, &card) < 0)
+            goto fail;
+        long rel = (s - seat) & 3;
+        PUT(card_at(self, played + TD_PACK * rel, card), 1.0f);
+        if (current >= 0)
+            PUT(card_at(self, current + TD_PACK * rel, card), 1.0f);
+    }
+    Py_DECREF(seq);
+    return 0;
+fail:
+    Py_DECREF(seq);
+    return -1;
+}
+
+/* The deal's finished tricks ((leader, cards, winner) each) and the trick in progress. */
+static int td_tricks(Observer *self, PyObject *state, long seat, float *out) {
+    const long *td = self->td;
+    PyObject *tricks = seq_field(self, state, F_TRICKS, -1), *trick = NULL;
+    if (tricks == NULL)
+        return -1;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(tricks); i++) {
+        PyObject *done = PySequence_Fast_GET_ITEM(tricks, i);
+        if (!PyTuple_Check(done) || PyTuple_GET_SIZE(done) != 3) {
+            PyErr_SetString(PyExc_ValueError, "a finished trick: (leader, cards, winner)");
+            goto fail;
+        }
+        if (td_cards(self, PyTuple_GET_ITEM(done, 1), seat, td[TD_PLAYED], -1, out) < 0)
+            goto fail;
+    }
+    if ((trick = seq_field(self, state, F_TRICK, -1)) == NULL)
+        goto fail;
+    if (PySequence_Fast_GET_SIZE(trick) > 0) {
+        long s, led;
+        if (td_cards(self, trick, seat, td[TD_PLAYED], td[TD_CURRENT], out) < 0 ||
+            as_pair(PySequence_Fast_GET_ITEM(trick, 0), 4, 0, 51, &s, &led) < 0)
+            goto fail;
+        PUT(td[TD_LED] + led / 13, 1.0f);
+    }
+    Py_DECREF(tricks);
+    Py_DECREF(trick);
+    return 0;
+fail:
+    Py_DECREF(tricks);
+    Py_XDECREF(trick);
+    return -1;
+}
+
 static PyObject *Observer_observe_twenty_down(Observer *self, PyObject *const *args,
                                               Py_ssize_t nargs) {
-    if (nargs != 3) {
-        PyErr_SetString(PyExc_TypeError, "observe_twenty_down(state, seat, legal)");
+    if (nargs != 3 || !self->twenty_down) {
+        PyErr_SetString(PyExc_TypeError, "observe_twenty_down(state, seat, legal) of a Twenty "
+                                         "Down observer");
         return NULL;
     }
-    if (!self->twenty_down) {
-        PyErr_SetString(PyExc_TypeError, "observe_twenty_down: not a Twenty Down observer");
+    long seat;
+    if (as_long(args[1], 0, 3, &seat) < 0)
         return NULL;
-    }
-    long seat = PyLong_AsLong(args[1]);
-    if (seat == -1 && PyErr_Occurred())
-        return NULL;
-    if (seat < 0 || seat > 3) {
-        PyErr_SetString(PyExc_ValueError, "observe_twenty_down: seats are 0-3");
-        return NULL;
-    }
     float *vector;
     char *mask;
     Py_ssize_t row;
     if (next_row(self, &vector, &mask, &row) < 0)
         return NULL;
-    if (write_twenty_down(self, args[0], seat, vector) < 0 || write_mask(self, args[2], mask) < 0)
+    PyObject *state = args[0];
+    if (td_hand(self, state, seat, vector) < 0 || td_table(self, state, seat, vector) < 0 ||
+        td_seats(self, state, seat, vector) < 0 || td_tricks(self, state, seat, vector) < 0 ||
+        write_mask(self, args[2], mask) < 0)
         return NULL;
     return observation_dict(self, row);
 }
@@ -597,22 +601,17 @@ static PyObject *Observer_observe_twenty_down(Observer *self, PyObject *const *a
 /* TwentyDownEncoding.legal_numbers for the play phase and a full exchange; else None. */
 static PyObject *Observer_legal_twenty_down(Observer *self, PyObject *state) {
     if (!self->twenty_down) {
-        PyErr_SetString(PyExc_TypeError, "legal_twenty_down: not a Twenty Down observer");
+        PyErr_SetString(PyExc_TypeError, "legal_twenty_down of a Twenty Down observer");
         return NULL;
     }
-    PyObject *value = field(self, state, F_PHASE);
-    if (value == NULL)
-        return NULL;
-    long phase = int_of(value);
-    Py_DECREF(value);
-    if (phase == -1)
+    long phase;
+    if (int_field(self, state, F_PHASE, 0, 4, &phase) < 0)
         return NULL;
     if (phase != TD_PLAY_PHASE && phase != TD_EXCHANGE_PHASE)
         Py_RETURN_NONE;
-    PyObject *legal = field(self, state, F_LEGAL);
+    PyObject *legal = field(self, state, F_LEGAL), *numbers = NULL;
     if (legal == NULL)
         return NULL;
-    PyObject *numbers = NULL;
     if (phase == TD_EXCHANGE_PHASE) {
         Py_ssize_t n = PyObject_Length(legal);
         if (n == 26) {
@@ -620,22 +619,21 @@ static PyObject *Observer_legal_twenty_down(Observer *self, PyObject *state) {
             for (long i = 0; numbers != NULL && i < 26; i++)
                 PyList_SET_ITEM(numbers, i, PyLong_FromLong(TD_EXCHANGE_BASE + i));
         } else if (n >= 0) {
-            numbers = Py_None;
-            Py_INCREF(numbers);
+            numbers = Py_NewRef(Py_None);
         }
     } else if (PyList_Check(legal)) {
         Py_ssize_t n = PyList_GET_SIZE(legal);
         numbers = PyList_New(n);
         for (Py_ssize_t i = 0; numbers != NULL && i < n; i++) {
-            long card = int_of(PyList_GET_ITEM(legal, i));
-            long at = card == -1 ? -1 : card_at(self, TD_CARD_BASE, card);
-            if (at < 0) {
+            long card;
+            if (as_long(PyList_GET_ITEM(legal, i), 0, 51, &card) < 0 ||
+                card_at(self, TD_CARD_BASE, card) < 0) {
                 if (!PyErr_Occurred())
-                    PyErr_SetString(PyExc_ValueError, "legal_twenty_down: not a card of the pack");
+                    PyErr_SetString(PyExc_ValueError, "legal_twenty_down: a card not in the pack");
                 Py_CLEAR(numbers);
                 break;
             }
-            PyList_SET_ITEM(numbers, i, PyLong_FromLong(at));
+            PyList_SET_ITEM(numbers, i, PyLong_FromLong(card_at(self, TD_CARD_BASE, card)));
         }
     } else {
         PyErr_SetString(PyExc_TypeError, "legal_twenty_down: the play phase's legal list");
@@ -644,217 +642,181 @@ static PyObject *Observer_legal_twenty_down(Observer *self, PyObject *state) {
     return numbers;
 }
 
+/* --- How Low Can You Go?: HowLowEncoding.write_state ------------------------------------------ */
 
-/* --- How Low Can You Go? --------------------------------------------------------------------- */
-
-/* An int attribute of the state, -1 with an error set when it is not one (all are >= 0). */
-static long int_attr(Observer *self, PyObject *state, int name) {
-    PyObject *value = field(self, state, name);
-    if (value == NULL)
-        return -1;
-    long v = int_of(value);
-    Py_DECREF(value);
-    if (v < -1) {
-        PyErr_SetString(PyExc_ValueError, "observe_how_low: a negative field");
-        return -1;
-    }
-    return v;
-}
-
-/* The length of a list attribute of the state, -1 with an error set. */
-static Py_ssize_t len_attr(Observer *self, PyObject *state, int name) {
-    PyObject *value = field(self, state, name);
-    if (value == NULL)
-        return -1;
-    Py_ssize_t n = PyObject_Length(value);
-    Py_DECREF(value);
-    return n;
-}
-
-/* HowLowEncoding.write_state(state, seat, out, state._active_t, state._chips_t), ``out`` zeros. */
-static int write_how_low(Observer *self, PyObject *state, long seat, float *out) {
-    const long size = self->size;
+/* What changes only at a showdown: the dealer, the bank, the deal, who is in, the chips. */
+static int hl_table(Observer *self, PyObject *state, long seat, float *out) {
     const long *hl = self->hl;
     const long n = hl[HL_PLAYERS];
-    PyObject *value = NULL, *active = NULL, *chips = NULL, *seq = NULL;
+    PyObject *active = NULL, *chips = NULL;
     long v;
-    Py_ssize_t len;
-
-    /* what changes only at a showdown: the dealer, the bank, the deal, who is in, the chips,
-       the last showdown's totals and chip changes */
-    if ((v = int_attr(self, state, F_DEALER)) == -1)
+    if (int_field(self, state, F_DEALER, 0, n - 1, &v) < 0)
+        return -1;
+    PUT(hl[HL_DEALER] + (v - seat + n) % n, 1.0f);
+    if (int_field(self, state, F_BANK, 0, LONG_MAX, &v) < 0)
+        return -1;
+    PUT(hl[HL_BANK], (float)((double)v / self->chip_scale));
+    if (int_field(self, state, F_DEAL, 0, LONG_MAX, &v) < 0)
+        return -1;
+    PUT(hl[HL_DEAL], (float)((double)v / (double)hl[HL_MAX_DEALS]));
+    if ((active = seq_field(self, state, F_ACTIVE_T, n)) == NULL ||
+        (chips = seq_field(self, state, F_CHIPS_T, n)) == NULL)
         goto fail;
-    if (v >= n)
-        goto out_of_range;
-    SET(hl[HL_DEALER] + (v - seat + n) % n, 1.0f);
-    if ((v = int_attr(self, state, F_BANK)) == -1)
-        goto fail;
-    SET(hl[HL_BANK], (float)((double)v / self->chip_scale));
-    if ((v = int_attr(self, state, F_DEAL)) == -1)
-        goto fail;
-    SET(hl[HL_DEAL], (float)((double)v / (double)hl[HL_MAX_DEALS]));
-    value = field(self, state, F_ACTIVE_T);
-    if (value == NULL || (active = PySequence_Fast(value, "who is in")) == NULL)
-        goto fail;
-    Py_CLEAR(value);
-    value = field(self, state, F_CHIPS_T);
-    if (value == NULL || (chips = PySequence_Fast(value, "the chips")) == NULL)
-        goto fail;
-    Py_CLEAR(value);
-    if (PySequence_Fast_GET_SIZE(active) != n || PySequence_Fast_GET_SIZE(chips) != n)
-        goto out_of_range;
     for (long s = 0; s < n; s++) {
         int in = PyObject_IsTrue(PySequence_Fast_GET_ITEM(active, s));
-        if (in < 0)
+        if (in < 0 || (in && as_long(PySequence_Fast_GET_ITEM(chips, s), LONG_MIN, LONG_MAX,
+                                     &v) < 0))
             goto fail;
         if (in) {
             long rel = (s - seat + n) % n;
-            long c = PyLong_AsLong(PySequence_Fast_GET_ITEM(chips, s));
-            if (c == -1 && PyErr_Occurred())
-                goto fail;
-            SET(hl[HL_ACTIVE] + rel, 1.0f);
-            SET(hl[HL_CHIPS] + rel, (float)((double)c / self->chip_scale));
+            PUT(hl[HL_ACTIVE] + rel, 1.0f);
+            PUT(hl[HL_CHIPS] + rel, (float)((double)v / self->chip_scale));
         }
     }
-    Py_CLEAR(active);
-    Py_CLEAR(chips);
-    value = field(self, state, F_SD); /* (deal, dealer, hands, totals, changes, ...) */
-    if (value == NULL)
-        goto fail;
-    if (value != Py_None) {
-        if (!PyTuple_Check(value) || PyTuple_GET_SIZE(value) < 5)
-            goto out_of_range;
-        PyObject *totals = PyTuple_GET_ITEM(value, 3), *changes = PyTuple_GET_ITEM(value, 4);
-        if (!PyTuple_Check(totals) || !PyTuple_Check(changes) || PyTuple_GET_SIZE(totals) != n ||
-            PyTuple_GET_SIZE(changes) != n)
-            goto out_of_range;
-        for (long s = 0; s < n; s++) {
-            PyObject *total = PyTuple_GET_ITEM(totals, s);
-            if (total == Py_None)
-                continue;
-            long rel = (s - seat + n) % n;
-            long t = PyLong_AsLong(total);
-            if (t == -1 && PyErr_Occurred())
-                goto fail;
-            PyObject *change = PyTuple_GET_ITEM(changes, s);
-            long c = 0;
-            if (change != Py_None && (c = PyLong_AsLong(change)) == -1 && PyErr_Occurred())
-                goto fail;
-            SET(hl[HL_LAST_TOTALS] + rel, (float)((double)t / HL_TOTAL_SCALE));
-            SET(hl[HL_LAST_CHANGES] + rel, (float)((double)c / 5.0));
-        }
-    }
-    Py_CLEAR(value);
-
-    /* the deal's discards: (seat, count) a turn; a count of 5 is a whalen redraw */
-    value = field(self, state, F_DISCARDS);
-    if (value == NULL || (seq = PySequence_Fast(value, "the discards")) == NULL)
-        goto fail;
-    Py_CLEAR(value);
-    {
-        unsigned char turns[HL_MAX_PLAYERS] = {0};
-        for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
-            PyObject *pair = PySequence_Fast_GET_ITEM(seq, i);
-            if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2)
-                goto out_of_range;
-            long s = int_of(PyTuple_GET_ITEM(pair, 0));
-            long count = int_of(PyTuple_GET_ITEM(pair, 1));
-            if (s == -1 || count == -1)
-                goto fail;
-            if (s < 0 || s >= n)
-                goto out_of_range;
-            long rel = (s - seat + n) % n;
-            if (count == 5) {
-                SET(hl[HL_REDRAWN] + rel, 1.0f);
-            } else if (turns[s] < HL_ROUNDS) {
-                SET(hl[HL_DISCARDED] + HL_ROUNDS * rel + turns[s], (float)((double)count / 3.0));
-                turns[s]++;
-            }
-        }
-    }
-    Py_CLEAR(seq);
-
-    /* the seat's hand, the round, the sizes of the stock and the pile */
-    value = field(self, state, F_HANDS);
-    if (value == NULL)
-        goto fail;
-    PyObject *hand = PySequence_GetItem(value, seat);
-    Py_CLEAR(value);
-    if (hand == NULL)
-        goto fail;
-    seq = PySequence_Fast(hand, "a hand");
-    Py_DECREF(hand);
-    if (seq == NULL)
-        goto fail;
-    long total = 0;
-    const double copy = 1.0 / (double)hl[HL_PACKS];
-    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
-        long c = int_of(PySequence_Fast_GET_ITEM(seq, i));
-        if (c == -1)
-            goto fail;
-        if (c < 0 || c >= 52 || hl[HL_HAND] + c >= size)
-            goto out_of_range;
-        float *at = out + hl[HL_HAND] + c;
-        *at = (float)((double)*at + copy);
-        total += self->value[c];
-    }
-    Py_CLEAR(seq);
-    SET(hl[HL_HAND_TOTAL], (float)((double)total / HL_TOTAL_SCALE));
-    if ((v = int_attr(self, state, F_ROUND)) == -1)
-        goto fail;
-    if (v < 1 || v > HL_ROUNDS)
-        goto out_of_range;
-    SET(hl[HL_ROUND] + v - 1, 1.0f);
-    if ((len = len_attr(self, state, F_STOCK)) < 0)
-        goto fail;
-    SET(hl[HL_STOCK_SIZE], (float)((double)len / (double)hl[HL_PACK_SIZE]));
-    if ((len = len_attr(self, state, F_PILE)) < 0)
-        goto fail;
-    SET(hl[HL_DISCARD_SIZE], (float)((double)len / (double)hl[HL_PACK_SIZE]));
+    Py_DECREF(active);
+    Py_DECREF(chips);
     return 0;
-out_of_range:
-    if (!PyErr_Occurred())
-        PyErr_SetString(PyExc_ValueError, "observe_how_low: a field out of range");
 fail:
-    Py_XDECREF(value);
     Py_XDECREF(active);
     Py_XDECREF(chips);
-    Py_XDECREF(seq);
     return -1;
 }
 
+/* The last showdown's totals and chip changes (``_sd``: deal, dealer, hands, totals, changes, ...;
+ * None before the first). */
+static int hl_showdown(Observer *self, PyObject *state, long seat, float *out) {
+    const long *hl = self->hl;
+    const long n = hl[HL_PLAYERS];
+    PyObject *sd = field(self, state, F_SD);
+    if (sd == NULL)
+        return -1;
+    if (sd != Py_None) {
+        PyObject *totals, *changes;
+        if (!PyTuple_Check(sd) || PyTuple_GET_SIZE(sd) < 5 ||
+            !PyTuple_Check(totals = PyTuple_GET_ITEM(sd, 3)) ||
+            !PyTuple_Check(changes = PyTuple_GET_ITEM(sd, 4)) ||
+            PyTuple_GET_SIZE(totals) != n || PyTuple_GET_SIZE(changes) != n) {
+            PyErr_SetString(PyExc_ValueError, "a malformed showdown");
+            goto fail;
+        }
+        for (long s = 0; s < n; s++) {
+            PyObject *total = PyTuple_GET_ITEM(totals, s), *change = PyTuple_GET_ITEM(changes, s);
+            long t, c = 0;
+            if (total == Py_None) /* not in the deal */
+                continue;
+            if (as_long(total, LONG_MIN, LONG_MAX, &t) < 0 ||
+                (change != Py_None && as_long(change, LONG_MIN, LONG_MAX, &c) < 0))
+                goto fail;
+            long rel = (s - seat + n) % n;
+            PUT(hl[HL_LAST_TOTALS] + rel, (float)((double)t / HL_TOTAL_SCALE));
+            PUT(hl[HL_LAST_CHANGES] + rel, (float)((double)c / 5.0));
+        }
+    }
+    Py_DECREF(sd);
+    return 0;
+fail:
+    Py_DECREF(sd);
+    return -1;
+}
+
+/* The deal's discards, (seat, count) a turn: a seat's first three exchanges, and a count of 5
+ * a whalen redraw. */
+static int hl_discards(Observer *self, PyObject *state, long seat, float *out) {
+    const long *hl = self->hl;
+    const long n = hl[HL_PLAYERS];
+    unsigned char turns[HL_MAX_PLAYERS] = {0};
+    PyObject *discards = seq_field(self, state, F_DISCARDS, -1);
+    if (discards == NULL)
+        return -1;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(discards); i++) {
+        long s, count;
+        if (as_pair(PySequence_Fast_GET_ITEM(discards, i), n, 0, 5, &s, &count) < 0)
+            goto fail;
+        long rel = (s - seat + n) % n;
+        if (count == 5) {
+            PUT(hl[HL_REDRAWN] + rel, 1.0f);
+        } else if (turns[s] < HL_ROUNDS) {
+            PUT(hl[HL_DISCARDED] + HL_ROUNDS * rel + turns[s], (float)((double)count / 3.0));
+            turns[s]++;
+        }
+    }
+    Py_DECREF(discards);
+    return 0;
+fail:
+    Py_DECREF(discards);
+    return -1;
+}
+
+/* The seat's hand and its total, the round, the sizes of the stock and the pile. */
+static int hl_hand(Observer *self, PyObject *state, long seat, float *out) {
+    const long *hl = self->hl;
+    PyObject *hands = field(self, state, F_HANDS), *hand = NULL, *seq = NULL;
+    if (hands == NULL)
+        return -1;
+    hand = PySequence_GetItem(hands, seat);
+    Py_DECREF(hands);
+    if (hand == NULL || (seq = PySequence_Fast(hand, "a hand")) == NULL)
+        goto fail;
+    long total = 0, v;
+    const double copy = 1.0 / (double)hl[HL_PACKS]; /* two packs: two equal cards make 1 */
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
+        if (as_long(PySequence_Fast_GET_ITEM(seq, i), 0, 51, &v) < 0)
+            goto fail;
+        PUT(hl[HL_HAND] + v, (float)((double)out[hl[HL_HAND] + v] + copy));
+        total += self->value[v];
+    }
+    PUT(hl[HL_HAND_TOTAL], (float)((double)total / HL_TOTAL_SCALE));
+    if (int_field(self, state, F_ROUND, 1, HL_ROUNDS, &v) < 0)
+        goto fail;
+    PUT(hl[HL_ROUND] + v - 1, 1.0f);
+    for (int part = 0; part < 2; part++) {
+        PyObject *cards = field(self, state, part ? F_PILE : F_STOCK);
+        Py_ssize_t size = cards == NULL ? -1 : PyObject_Length(cards);
+        Py_XDECREF(cards);
+        if (size < 0)
+            goto fail;
+        PUT(hl[part ? HL_DISCARD_SIZE : HL_STOCK_SIZE],
+            (float)((double)size / (double)hl[HL_PACK_SIZE]));
+    }
+    Py_DECREF(seq);
+    Py_DECREF(hand);
+    return 0;
+fail:
+    Py_XDECREF(seq);
+    Py_XDECREF(hand);
+    return -1;
+}
+
+#undef PUT
+
 static PyObject *Observer_observe_how_low(Observer *self, PyObject *const *args,
                                           Py_ssize_t nargs) {
-    if (nargs != 3) {
-        PyErr_SetString(PyExc_TypeError, "observe_how_low(state, seat, legal)");
+    if (nargs != 3 || !self->how_low) {
+        PyErr_SetString(PyExc_TypeError, "observe_how_low(state, seat, legal) of a How Low "
+                                         "observer");
         return NULL;
     }
-    if (!self->how_low) {
-        PyErr_SetString(PyExc_TypeError, "observe_how_low: not a How Low observer");
+    long seat;
+    if (as_long(args[1], 0, self->hl[HL_PLAYERS] - 1, &seat) < 0)
         return NULL;
-    }
-    long seat = PyLong_AsLong(args[1]);
-    if (seat == -1 && PyErr_Occurred())
-        return NULL;
-    if (seat < 0 || seat >= self->hl[HL_PLAYERS]) {
-        PyErr_SetString(PyExc_ValueError, "observe_how_low: no such seat");
-        return NULL;
-    }
     float *vector;
     char *mask;
     Py_ssize_t row;
     if (next_row(self, &vector, &mask, &row) < 0)
         return NULL;
-    if (write_how_low(self, args[0], seat, vector) < 0 || write_mask(self, args[2], mask) < 0)
+    PyObject *state = args[0];
+    if (hl_table(self, state, seat, vector) < 0 || hl_showdown(self, state, seat, vector) < 0 ||
+        hl_discards(self, state, seat, vector) < 0 || hl_hand(self, state, seat, vector) < 0 ||
+        write_mask(self, args[2], mask) < 0)
         return NULL;
     return observation_dict(self, row);
 }
 
-/* HowLowEncoding.legal_numbers when the legal actions are the standard discards (``_std``);
- * else None. */
+/* HowLowEncoding.legal_numbers when the legal actions are the standard discards (``_std``),
+ * the 26 and any redraw after them; else None. */
 static PyObject *Observer_legal_how_low(Observer *self, PyObject *state) {
     if (!self->how_low) {
-        PyErr_SetString(PyExc_TypeError, "legal_how_low: not a How Low observer");
+        PyErr_SetString(PyExc_TypeError, "legal_how_low of a How Low observer");
         return NULL;
     }
     PyObject *legal = PyObject_CallMethodNoArgs(state, s_legal_actions);
@@ -862,17 +824,13 @@ static PyObject *Observer_legal_how_low(Observer *self, PyObject *state) {
         return NULL;
     Py_ssize_t n = PyObject_Length(legal);
     Py_DECREF(legal);
-    if (n < 0)
-        return NULL;
-    PyObject *value = field(self, state, F_STD);
+    PyObject *value = n < 0 ? NULL : field(self, state, F_STD);
     if (value == NULL)
         return NULL;
     int standard = PyObject_IsTrue(value);
     Py_DECREF(value);
-    if (standard < 0)
-        return NULL;
-    if (!standard)
-        Py_RETURN_NONE;
+    if (standard <= 0)
+        return standard < 0 ? NULL : Py_NewRef(Py_None);
     if (n < 26) {
         PyErr_SetString(PyExc_ValueError, "legal_how_low: fewer than the 26 standard discards");
         return NULL;
