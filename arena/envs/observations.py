@@ -7,9 +7,9 @@ nothing writes again (a view: ``array.base`` is its block, which lives while any
 does). Twenty Down's vector and legal numbers are written in C from the engine's fields, the same
 values as ``TwentyDownEncoding.write_state`` and ``legal_numbers`` (the reference, and the
 fallback), and How Low's as ``HowLowEncoding``'s; another game's vector is its Python
-encoding's, copied into the row. Without the extension,
-or with ``ARENA_PURE_PYTHON_ENVS=1`` (or :func:`use_c_extension`), the environment makes its
-arrays in Python (``ArenaAECEnv._observe_in_python``), the same values.
+encoding's, copied into the row. Without the extension, or with ``ARENA_PURE_PYTHON_ENVS=1`` (or
+:func:`use_c_extension`), the environment makes its arrays in Python
+(``ArenaAECEnv._observe_in_python``), the same values.
 """
 
 from __future__ import annotations

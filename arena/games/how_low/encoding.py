@@ -116,7 +116,9 @@ class HowLowEncoding(Encoding):
     def write_state(self, state, seat: int, out, active: tuple, chips: tuple) -> None:
         """``write`` of ``state.observation(seat)``, read from the engine's own fields (its
         ``write_observation``; ``active`` and ``chips`` as the observation shows them): the same
-        vector, without building the observation."""
+        vector, without building the observation.
+        ``arena/envs/_encode_c.c`` repeats this and ``legal_numbers`` in C: a change of meaning
+        here is made there too, and bumps its ``TRANSCRIPTION`` (arena/envs/observations.py)."""
         showdown = state.last_showdown
         cached = self._bases[seat]
         if (

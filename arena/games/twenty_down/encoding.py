@@ -153,7 +153,9 @@ class TwentyDownEncoding(Encoding):
 
     def write_state(self, state, seat: int, out) -> None:
         """``write`` of ``state.observation(seat)``, read from the engine's own fields (its
-        ``write_observation``): the same vector, without building the observation."""
+        ``write_observation``): the same vector, without building the observation.
+        ``arena/envs/_encode_c.c`` repeats this and ``legal_numbers`` in C: a change of meaning
+        here is made there too, and bumps its ``TRANSCRIPTION`` (arena/envs/observations.py)."""
         if state.phase == PLAY:
             tricks = state.tricks
             cached = self._bases[seat]
