@@ -374,6 +374,16 @@ def test_players_option_overrides_the_tournament_file(cli, bots_dir, tmp_path):
     assert "how-low-can-you-go: 2 games, 3 seats" in result.stderr
 
 
+def test_a_missing_bots_dir_in_a_tournament_file_names_the_file_and_key(cli, tmp_path):
+    """README: a bad value is one line naming the file and the key (it named --bots-dir, an
+    option the user never gave)."""
+    toml = tmp_path / "cup.toml"
+    toml.write_text('games = 2\nbots_dir = ["contest"]\n')
+    result = cli("run", toml, "--db", tmp_path / "a.db", "-q")
+    line = assert_one_line_error(result, "cup.toml: bots_dir: ", "contest: no such folder")
+    assert "--bots-dir" not in line
+
+
 @pytest.mark.parametrize(
     "path", sorted((REPO / "tournaments").glob("*.toml")), ids=lambda p: p.name
 )
