@@ -7,7 +7,15 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.common import DbPath, check_stored_names, db_path, fail, game_classes, open_store
+from arena.cli.common import (
+    DbPath,
+    check_stored_names,
+    db_path,
+    fail,
+    game_classes,
+    open_store,
+    unknown,
+)
 
 Output = Annotated[Path, typer.Option("--output", "-o", help="The HTML file to write.")]
 
@@ -28,7 +36,7 @@ def report(
     if game is not None:
         if game not in aliases:
             store.close()
-            raise fail(f"unknown game {game!r} (games: {', '.join(sorted(classes))})")
+            raise unknown("game", game, sorted(aliases))
         game = aliases[game]
     try:
         check_stored_names(store, None, run, None)
