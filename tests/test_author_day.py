@@ -312,6 +312,13 @@ UNKNOWN_NAMES = {
     "play-game": (["play", "twenty-dwn"], "did you mean 'twenty-down'?"),
     "play-bot": (["play", "td", "--bots", "rndom"], "unknown bot 'rndom'; did you mean 'random'?"),
     "new-bot-game": (["new-bot", "x", "--game", "twenty-dwn"], "did you mean 'twenty-down'?"),
+    # (these three said "unknown game" or "no results" with no closest name; found by review)
+    "export-game": (["export", "--game", "twenty-dwn"], "did you mean 'twenty-down'?"),
+    "report-game": (["report", "--game", "twenty-dwn"], "did you mean 'twenty-down'?"),
+    "compare-game": (
+        ["compare", "random", "td-heuristic", "--game", "twenty-dwn"],
+        "did you mean 'twenty-down'?",
+    ),
 }
 
 

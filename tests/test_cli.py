@@ -374,6 +374,16 @@ def test_players_option_overrides_the_tournament_file(cli, bots_dir, tmp_path):
     assert "how-low-can-you-go: 2 games, 3 seats" in result.stderr
 
 
+def test_a_missing_bots_dir_in_a_tournament_file_names_the_file_and_key(cli, tmp_path):
+    """README: a bad value is one line naming the file and the key (it named --bots-dir, an
+    option the user never gave)."""
+    toml = tmp_path / "cup.toml"
+    toml.write_text('games = 2\nbots_dir = ["contest"]\n')
+    result = cli("run", toml, "--db", tmp_path / "a.db", "-q")
+    line = assert_one_line_error(result, "cup.toml: bots_dir: ", "contest: no such folder")
+    assert "--bots-dir" not in line
+
+
 @pytest.mark.parametrize(
     "path", sorted((REPO / "tournaments").glob("*.toml")), ids=lambda p: p.name
 )
@@ -1099,3 +1109,20 @@ def test_an_empty_seed_is_a_one_line_error(cli, bots_dir, tmp_path):
     result = cli(*run_args(bots_dir, tmp_path / "empty.db", games=2, seed=""))
     assert_one_line_error(result, "the seed is empty")
     assert not (tmp_path / "empty.db").exists()
+
+
+def test_a_mistyped_sandbox_variable_is_one_line_not_a_silent_auto(cli, tmp_path, monkeypatch):
+    """ARENA_SANDBOX=bwarp (bwrap meant: the sandbox required) fell back to auto, which runs bots
+    without a sandbox where bubblewrap does not work; --sandbox bwarp was an error already."""
+    monkeypatch.setenv("ARENA_SANDBOX", "bwarp")
+    result = cli("run", "--games", "2", "--isolation", "process", "--db", tmp_path / "a.db")
+    assert_one_line_error(result, "$ARENA_SANDBOX must be one of auto, bwrap, none, not 'bwarp'")
+    assert not (tmp_path / "a.db").exists()
+
+
+def test_a_missing_folder_in_the_bots_dir_variable_is_one_line(cli, tmp_path, monkeypatch):
+    """--bots-dir DIR of no folder is an error; $ARENA_BOTS_DIR of one was silently empty."""
+    monkeypatch.setenv("ARENA_BOTS_DIR", str(tmp_path / "contest"))
+    result = cli("run", "--games", "2", "--db", tmp_path / "a.db")
+    assert_one_line_error(result, "$ARENA_BOTS_DIR: ", "contest: no such folder")
+    assert_one_line_error(cli("bots"), "$ARENA_BOTS_DIR: ", "contest: no such folder")

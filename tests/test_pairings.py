@@ -283,6 +283,35 @@ def test_the_pairing_in_a_tournament_file(cli, tmp_path):
     assert_one_line_error(result, "cup.toml: pairing must be one of")
 
 
+def test_a_game_section_gauntlet_alone_makes_that_game_a_gauntlet(cli, tmp_path):
+    """README: `game.NAME.gauntlet` is this game's bots under test, as `--gauntlet` implies
+    `--pairing gauntlet` (the section's gauntlet was ignored: a plain round robin was played)."""
+    bots = write_bots(tmp_path / "bots", {"many.py": MANY})
+    file = tmp_path / "cup.toml"
+    file.write_text(f'games = 12\nbots_dir = "{bots}"\n[game.hl]\ngauntlet = ["m3"]\n')
+    result = cli("run", file, "--db", tmp_path / "a.db", "-q", "-j", "1")
+    assert result.exit_code == 0, result.output
+    assert "pairing gauntlet of m3" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "section, fragments",
+    [
+        ('gauntlet = ["nobody"]', ["cup.toml: game.hl.gauntlet: unknown bot 'nobody'"]),
+        (
+            'pairing = "swiss"\ngauntlet = ["m3"]',
+            ["cup.toml: game.hl.gauntlet is for game.hl.pairing gauntlet, not swiss"],
+        ),
+    ],
+)
+def test_a_bad_game_section_gauntlet_is_one_line(cli, tmp_path, section, fragments):
+    bots = write_bots(tmp_path / "bots", {"many.py": MANY})
+    file = tmp_path / "cup.toml"
+    file.write_text(f'games = 12\nbots_dir = "{bots}"\n[game.hl]\n{section}\n')
+    result = cli("run", file, "--db", tmp_path / "a.db", "-q", "-j", "1")
+    assert_one_line_error(result, *fragments)
+
+
 def test_rerunning_the_command_of_a_round_robin_stored_before_pairings_continues_it(cli, tmp_path):
     """A run stored by an older arena has no pairing in its identity: it was a round robin. The
     same command continues it, though a new run of 9 bots and 40 games would now be random."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
+import signal
 import textwrap
 from pathlib import Path
 
@@ -419,6 +420,35 @@ def test_hook_that_calls_sys_exit_is_one_load_error_and_others_still_load(tmp_pa
     registry = load_registry(folder, entry_points=False)
     assert plugin_bots(registry) == STANDARD_NAMES
     assert [e.source for e in registry.errors] == [str(bad)]
+
+
+def test_a_file_whose_import_never_ends_is_one_load_error_and_others_still_load(
+    tmp_path, monkeypatch
+):
+    """As in a sandboxed loading process: `arena bots` and `arena run` waited forever without a
+    word on a file that sleeps (or waits on the network) at import, even one that catches
+    Exception around its waiting."""
+    from arena.plugins import loading
+
+    monkeypatch.setattr(loading, "IMPORT_SECONDS", 0.2)
+    folder = write_bots(tmp_path / "bots", STANDARD_BOTS)
+    stuck = folder / "aa_stuck.py"
+    stuck.write_text(
+        "import time\nwhile True:\n    try:\n        time.sleep(60)\n"
+        "    except Exception:\n        pass\n",
+        encoding="utf-8",
+    )
+    # (as in `arena bots` and `arena run`, no SIGALRM handler yet: an inline game of an earlier
+    # test leaves its watchdog's, and the limit then stays off)
+    previous = signal.signal(signal.SIGALRM, signal.SIG_DFL)
+    try:
+        registry = load_registry(folder, entry_points=False)
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+    assert plugin_bots(registry) == STANDARD_NAMES
+    assert [(e.source, e.message) for e in registry.errors] == [
+        (str(stuck), "did not finish loading within 0.2 s")
+    ]
 
 
 def test_bot_name_typo_gets_a_suggestion(bots_dir):

@@ -415,6 +415,25 @@ def test_backend_settings_are_checked(cli, bots_dir, tmp_path):
     assert_one_line_error(result, "t.toml: backend must be local or ray, not 'slurm'")
 
 
+def test_an_address_nothing_listens_at_is_one_line_at_once(cli, bots_dir, tmp_path):
+    """Ray retried an unreachable --ray-address for many minutes without a word (found by
+    review: `--ray-address nohost:1` still waited after 10 minutes)."""
+    need_ray()
+    with socket.socket() as probe:  # a port of this machine that nothing listens at
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    start = time.monotonic()
+    result = cli(
+        "run", "--backend", "ray", "--ray-address", f"127.0.0.1:{port}", "--bots-dir", bots_dir,
+        "--games", "4", "--db", tmp_path / "a.db",
+    )  # fmt: skip
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"arena: error: cannot reach Ray at 127.0.0.1:{port}: "), last
+    assert time.monotonic() - start < 10
+
+
 def test_a_program_bot_in_the_folder_blocks_nothing_until_it_is_seated(cli, tmp_path, ray_address):
     """Program bots (bots/*.toml) are not shipped to nodes yet: a run that does not field one
     plays as usual; one that does is refused in one line, before any game is stored."""

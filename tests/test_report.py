@@ -57,6 +57,20 @@ def test_run_report_option_writes_the_report(cli, tmp_path, bots_dir):
     assert _page_data(out.read_text())["stored_games"] == 6
 
 
+def test_games_stored_without_records_are_not_counted_as_replays(cli, tmp_path, bots_dir):
+    """The report embeds such games with a note and no moves: the line said "(6 games to
+    replay)" of a run played with --no-records."""
+    db = tmp_path / "x.db"
+    common = ["--seed", 1, "--db", db, "--bots-dir", bots_dir, "--jobs", 1, "-q"]
+    assert cli("run", "--games", 3, "--no-records", *common).exit_code == 0
+    result = cli("report", "--db", db, "-o", tmp_path / "r.html")
+    assert result.exit_code == 0, result.output
+    assert "(0 games to replay)" in result.stderr
+    assert cli("run", "--games", 1, "--game", "td", "--seed", 2, *common[2:]).exit_code == 0
+    result = cli("report", "--db", db, "-o", tmp_path / "r.html")
+    assert "(1 games to replay)" in result.stderr
+
+
 def test_bad_input_is_one_line(cli, db, tmp_path):
     assert_one_line_error(cli("report", "--db", tmp_path / "none.db"), "none.db")
     assert_one_line_error(cli("report", "--db", db, "--game", "chess"), "unknown game")

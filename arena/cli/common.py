@@ -5,6 +5,7 @@ Every error the user can cause ends as one line on stderr and exit code 2 (1 for
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -96,6 +97,8 @@ def load_registry(
     for folder in given:
         if not Path(folder).is_dir():
             raise fail(f"--bots-dir {folder}: no such folder")
+    if not given:
+        _check_bots_dir_variable()
     if isolated:
         registry = load_registry_isolated(given or None, memory_mib=memory_mib, sandbox=sandbox)
     else:
@@ -103,6 +106,16 @@ def load_registry(
     if not quiet:
         warn(registry)
     return registry
+
+
+def _check_bots_dir_variable() -> None:
+    """Each folder of $ARENA_BOTS_DIR exists (a missing ./bots, the default, is no error)."""
+    from arena.plugins.loading import BOTS_DIR_ENV, default_bots_dirs
+
+    if os.environ.get(BOTS_DIR_ENV):
+        for folder in default_bots_dirs():
+            if not folder.is_dir():
+                raise fail(f"${BOTS_DIR_ENV}: {folder}: no such folder")
 
 
 def warn(registry) -> None:
@@ -231,9 +244,12 @@ def sandbox_settings(mode: str | None, hidden: list[Path] = ()):
     bubblewrap is required and does not work."""
     from arena.execution.process import bubblewrap
 
-    mode = (mode or bubblewrap.default_mode()).strip().lower()
+    named = "--sandbox"
+    if not (mode or "").strip():  # (bubblewrap.default_mode() reads a mistyped variable as auto)
+        mode, named = os.environ.get(bubblewrap.ENV, "").strip() or "auto", f"${bubblewrap.ENV}"
+    mode = mode.strip().lower()
     if mode not in bubblewrap.MODES:
-        raise fail(f"--sandbox must be one of {', '.join(bubblewrap.MODES)}, not {mode!r}")
+        raise fail(f"{named} must be one of {', '.join(bubblewrap.MODES)}, not {mode!r}")
     settings = bubblewrap.SandboxSettings(mode, tuple(str(Path(h).absolute()) for h in hidden))
     if mode == "bwrap":  # (``auto`` tries bubblewrap only once a bot process is to start)
         try:

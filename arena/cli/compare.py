@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.common import DbPath, check_format, db_path, fail, open_store
+from arena.cli.common import DbPath, check_format, db_path, fail, open_store, unknown
 
 
 def compare(
@@ -35,6 +35,8 @@ def compare(
         games = known
         if game is not None:
             name = registry.aliases.get(game, game)
+            if name not in known and name not in registry.games:  # a name no game has: a slip
+                raise unknown("game", game, sorted({*registry.games, *registry.aliases, *known}))
             if name not in known:
                 raise fail(f"no results for game {game!r} in {path} (have: "
                            f"{', '.join(known) or 'none'})")  # fmt: skip

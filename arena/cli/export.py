@@ -14,6 +14,7 @@ from arena.cli.common import (
     fail,
     game_classes,
     open_store,
+    unknown,
 )
 
 
@@ -68,7 +69,7 @@ def export(
         game = classes.canonical(game)
         if game not in classes:
             store.close()
-            raise fail(f"unknown game {game!r} (`arena games` lists them)")
+            raise unknown("game", game, sorted({*classes, *classes.aliases}))
     counts = ExportCounts()
     jobs = jobs or usable_cores()
     select = Selection(game, run, bot)

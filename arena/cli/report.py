@@ -7,7 +7,15 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.common import DbPath, check_stored_names, db_path, fail, game_classes, open_store
+from arena.cli.common import (
+    DbPath,
+    check_stored_names,
+    db_path,
+    fail,
+    game_classes,
+    open_store,
+    unknown,
+)
 
 Output = Annotated[Path, typer.Option("--output", "-o", help="The HTML file to write.")]
 
@@ -28,7 +36,7 @@ def report(
     if game is not None:
         if game not in aliases:
             store.close()
-            raise fail(f"unknown game {game!r} (games: {', '.join(sorted(classes))})")
+            raise unknown("game", game, sorted(aliases))
         game = aliases[game]
     try:
         check_stored_names(store, None, run, None)
@@ -39,7 +47,8 @@ def report(
 
 
 def write(store, classes, output: Path, game: str | None = None, run_id: int | None = None) -> int:
-    """Write the report of ``store``; the number of games embedded, or a one-line error."""
+    """Write the report of ``store``; the number of games it can replay (not those embedded
+    with a note instead: played with --no-records, or not replayable), or a one-line error."""
     from arena.report.gather import Selection, gather
     from arena.report.render import ReportError, render_html, write_report
     from arena.store.database import StoreError
@@ -49,4 +58,4 @@ def write(store, classes, output: Path, game: str | None = None, run_id: int | N
         write_report(render_html(data), output)
     except (ReportError, StoreError) as exc:
         raise fail(str(exc), code=1) from None
-    return len(data["replays"])
+    return sum(1 for replay in data["replays"] if replay["frames"] is not None)

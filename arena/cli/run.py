@@ -274,6 +274,8 @@ def _plan(options, tournament_file: Path | None):
             loaded = load_tournament_file(tournament_file)
         except TournamentFileError as exc:
             raise fail(str(exc)) from None
+        if options.bots_dirs is None:
+            _check_file_folders(loaded)
     try:
         return plan_run(options, loaded, unfinished_runs, default_db())
     except PlanError as exc:
@@ -294,6 +296,15 @@ def _out_of_bots_reach() -> None:
     from arena.execution.process.sandbox import no_memory_access
 
     no_memory_access()
+
+
+def _check_file_folders(loaded) -> None:
+    """A folder of the file's bots_dir that is missing, named as the file's key (the one-line
+    error of load_registry would name --bots-dir, which the user did not give)."""
+    folders = loaded.settings.get("bots_dir") or []
+    for folder in [folders] if isinstance(folders, str) else folders:
+        if not Path(folder).is_dir():
+            raise fail(f"{loaded.path}: bots_dir: {folder}: no such folder")
 
 
 def _settle(plan, sandbox):

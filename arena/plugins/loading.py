@@ -41,6 +41,9 @@ HOOK_NAMES = ("arena_register_bots", "arena_register_games")
 BUNDLED = "arena (bundled)"  # the source of the bundled games and bots
 BOTS_DIR_ENV = "ARENA_BOTS_DIR"
 TRACE_ENV = "ARENA_TRACE_PLUGINS"
+# How long one bot file may take to import here, as in a sandboxed loading process
+# (``arena.execution.process.sandboxed_loading.LOAD_SECONDS``).
+IMPORT_SECONDS = 30.0
 
 
 class UnknownNameError(LookupError):
@@ -478,12 +481,46 @@ def _is_bot(path: Path) -> bool:
     return path.suffix == ".py"
 
 
+class ImportTimeout(BaseException):
+    """A bot file still importing after ``IMPORT_SECONDS`` (a BaseException: a file's ``except
+    Exception`` around its waiting does not keep it)."""
+
+
+@contextlib.contextmanager
+def _import_time_limit(seconds: float):
+    """``ImportTimeout`` raised in the importing code after ``seconds``; no limit off the main
+    thread, or when someone else's timer is set (the file then imports for as long as it takes)."""
+    usable = (
+        threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, None)
+        and signal.getitimer(signal.ITIMER_REAL)[0] == 0
+    )
+    if not usable:
+        yield
+        return
+
+    def on_alarm(signum, frame):
+        raise ImportTimeout(f"did not finish loading within {seconds:g} s")
+
+    signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+
+
 def load_file(loader: Loader, path: Path) -> None:
     """Import one bot file and register what its hooks register, or record why not."""
     source = str(path)
     _trace(f"loading {source}")
     try:
-        module = _import_file(path)
+        with _import_time_limit(IMPORT_SECONDS):
+            module = _import_file(path)
+    except ImportTimeout as exc:
+        loader.error(source, str(exc))
+        return
     except BaseException as exc:  # a bot file may even call sys.exit() at import
         loader.interrupt.pass_on(exc)
         loader.error(source, f"failed to import: {_one_line(exc)}{_where(exc, source)}")

@@ -154,7 +154,7 @@ def build_tournament(
     by_game = _with_options(registry, chosen, by_game, variant, params or {})
     plans = _plans(registry, chosen, by_game, bots, players, game_names, where, explicit_games)
     plans = _paired(
-        plans, games_per_game, pairing, gauntlet or [], by_game, bool(game_names), where
+        registry, plans, games_per_game, pairing, gauntlet or [], by_game, bool(game_names), where
     )
     _check_every_bot_plays(registry, bots, plans, chosen, where)
     if not plans:
@@ -222,6 +222,7 @@ def _check_pairing(
 
 
 def _paired(
+    registry: Registry,
     plans: list[GamePlan],
     games: int,
     pairing: str | None,
@@ -232,12 +233,18 @@ def _paired(
 ) -> list[GamePlan]:
     """Each plan with its pairing: its section's, else the run's, else the default for its field
     and games. A gauntlet is played by the games its bots under test play (a game asked for by
-    name that none of them plays is an error)."""
+    name that none of them plays is an error). A section's gauntlet alone makes its game a
+    gauntlet, as --gauntlet alone does the run."""
     paired = []
     for plan in plans:
         section = by_game.get(plan.game, GameSection(plan.game))
-        chosen = section.pairing or pairing or ("gauntlet" if gauntlet else None)
-        tested = section.gauntlet or gauntlet
+        tested = _section_gauntlet(registry, section, where) or gauntlet
+        chosen = (
+            section.pairing
+            or ("gauntlet" if section.gauntlet else None)
+            or pairing
+            or ("gauntlet" if gauntlet else None)
+        )
         named = (
             where.section_key(section, "pairing") if section.pairing else where.setting("pairing")
         )
@@ -269,6 +276,14 @@ def _paired(
         plan.pairing = chosen
         paired.append(plan)
     return paired
+
+
+def _section_gauntlet(registry: Registry, section: GameSection, where: _Where) -> list[str]:
+    """The stored names of a section's bots under test (none if it names none)."""
+    try:
+        return [registry.bot(bot).name for bot in section.gauntlet or []]
+    except UnknownNameError as exc:
+        raise PlanError(f"{where.section_key(section, 'gauntlet')}: {exc}") from None
 
 
 def _plans(
@@ -342,6 +357,10 @@ def _check_section(section: GameSection, where: _Where) -> None:
         )
     if section.gauntlet is not None and not section.gauntlet:
         raise PlanError(f"{start}gauntlet names no bot; name the bots under test")
+    if section.gauntlet and section.pairing not in (None, "gauntlet"):
+        raise PlanError(
+            f"{start}gauntlet is for game.{section.name}.pairing gauntlet, not {section.pairing}"
+        )
     env = section.environment
     for key in ("mu", "sigma", "beta", "tau"):
         value = env.get(key)

@@ -50,6 +50,8 @@ class Session:
                 "ship the bot files), so give it the address and disconnect first"
             )
         address = address or os.environ.get("RAY_ADDRESS") or None
+        if address:
+            _check_reachable(address)
         settings = {"runtime_env": {"working_dir": folder}, "logging_level": logging.ERROR}
         try:
             if address:
@@ -75,6 +77,24 @@ def cluster_size() -> tuple[float, int, float]:
     cpus = [node["Resources"].get("CPU", 0.0) for node in ray.nodes() if node.get("Alive")]
     cpus = [c for c in cpus if c > 0]
     return sum(cpus), len(cpus), min(cpus, default=0.0)
+
+
+def _check_reachable(address: str, timeout: float = 10.0) -> None:
+    """A ``HOST:PORT`` address that accepts a connection, else a one-line ``WorkerError``: Ray
+    itself retries an unreachable one for many minutes without a word (``auto`` and ``ray://``
+    addresses are left to Ray)."""
+    import socket
+
+    host, colon, port = address.rpartition(":")
+    if not colon or not port.isdigit() or "://" in address:
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise WorkerError(
+            f"cannot reach Ray at {address}: {exc.strerror or _one_line(exc)} (is the head "
+            "started, and is that its GCS port? docs/cluster.md)"
+        ) from None
 
 
 def _one_line(exc: BaseException) -> str:
