@@ -178,3 +178,62 @@ def test_an_environment_copied_or_pickled_goes_on_with_the_same_observations(use
                 env.observe(agent)["observation"].tobytes()
             )
         assert other.last()[0]["action_mask"].tobytes() == env.last()[0]["action_mask"].tobytes()
+
+
+def test_an_observation_asked_for_while_one_is_written_is_refused_not_corrupted():
+    """A state whose field runs Python code that asks the same environment again (here a
+    subclass's property) gets an error, never rows of the block shared with another array."""
+    require_c_extension(observations._encode_c, C_MISSING)
+    from arena.games import TwentyDown
+    from arena.games.base import Chance
+    from arena.games.twenty_down.rules import TwentyDownState
+
+    asked = []
+
+    class Reentrant(TwentyDownState):
+        __slots__ = ()
+
+        @property
+        def tricks(self):
+            if not asked:
+                asked.append(env.observe("player_1"))
+            return TwentyDownState.tricks.__get__(self)
+
+        @tricks.setter
+        def tricks(self, value):
+            TwentyDownState.tricks.__set__(self, value)
+
+    class Game(TwentyDown):
+        def new_state(self, seed=0):
+            return Reentrant(self, Chance(seed))
+
+    with implementation(True):
+        env = pettingzoo_env(Game)
+    env.reset(seed=1)
+    with pytest.raises(RuntimeError, match="while another was being written"):
+        env.observe("player_0")
+    asked.append("done")
+    assert env.observe("player_0")["observation"].shape == (env.encoding.observation_size,)
+
+
+def test_a_subclass_observe_is_what_last_returns():
+    class Tagged(type(pettingzoo_env("td"))):
+        def observe(self, agent):
+            return {**super().observe(agent), "tag": agent}
+
+    for use_c in (False, True):
+        with implementation(use_c):
+            env = Tagged("twenty-down")
+        env.reset(seed=3)
+        assert env.last()[0]["tag"] == env.agent_selection
+
+
+def test_a_pickle_of_an_environment_without_the_writer_field_loads():
+    """Pickles made before the C writer existed have no ``_observer`` entry."""
+    env = pettingzoo_env("hl")
+    env.reset(seed=2)
+    state = env.__getstate__()
+    del state["_observer"]
+    old = type(env).__new__(type(env))
+    old.__setstate__(state)
+    assert np.array_equal(old.last()[0]["observation"], env.last()[0]["observation"])

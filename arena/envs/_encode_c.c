@@ -29,7 +29,7 @@
 #include <structmember.h>
 
 /* Bumped with every change of meaning, and in arena/envs/observations.py with it. */
-#define TRANSCRIPTION 1
+#define TRANSCRIPTION 2
 
 /* Twenty Down's layout: the encoding's ``at`` offsets and its parameters, in this order. */
 enum {
@@ -76,6 +76,8 @@ typedef struct {
     Py_buffer vbuf, mbuf;
     Py_ssize_t row, rows;
     int twenty_down, how_low;
+    int busy; /* an observation being written: a call made meanwhile (from a property the
+                 writers read, or another thread) is refused, never given the same rows */
     long td[TD_FIELDS];
     int card_index[52]; /* -1: not in the 32-card pack */
     long hl[HL_FIELDS];
@@ -328,21 +330,24 @@ static int next_row(Observer *self, float **vector, char **mask, Py_ssize_t *row
 static int write_mask(Observer *self, PyObject *legal, char *mask) {
     if (legal == Py_None)
         return 0;
-    if (!PyList_Check(legal)) {
-        PyErr_SetString(PyExc_TypeError, "legal: a list of action numbers, or None");
+    PyObject *seq = PySequence_Fast(legal, "legal: a sequence of action numbers, or None");
+    if (seq == NULL)
         return -1;
-    }
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(legal); i++) {
-        long n = PyLong_AsLong(PyList_GET_ITEM(legal, i));
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
+        long n = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
         if (n == -1 && PyErr_Occurred())
-            return -1;
+            goto fail;
         if (n < 0 || n >= self->num_actions) {
             PyErr_SetString(PyExc_ValueError, "legal: an action number out of range");
-            return -1;
+            goto fail;
         }
         mask[n] = 1;
     }
+    Py_DECREF(seq);
     return 0;
+fail:
+    Py_DECREF(seq);
+    return -1;
 }
 
 /* {"observation": the row's view, "action_mask": the row's view}. */
@@ -366,7 +371,7 @@ static PyObject *observation_dict(Observer *self, Py_ssize_t row) {
     return dict;
 }
 
-static PyObject *Observer_observe(Observer *self, PyObject *const *args, Py_ssize_t nargs) {
+static PyObject *Observer_observe_unguarded(Observer *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 2) {
         PyErr_SetString(PyExc_TypeError, "observe(vector, legal)");
         return NULL;
@@ -575,7 +580,7 @@ fail:
     return -1;
 }
 
-static PyObject *Observer_observe_twenty_down(Observer *self, PyObject *const *args,
+static PyObject *Observer_observe_twenty_down_unguarded(Observer *self, PyObject *const *args,
                                               Py_ssize_t nargs) {
     if (nargs != 3 || !self->twenty_down) {
         PyErr_SetString(PyExc_TypeError, "observe_twenty_down(state, seat, legal) of a Twenty "
@@ -789,7 +794,7 @@ fail:
 
 #undef PUT
 
-static PyObject *Observer_observe_how_low(Observer *self, PyObject *const *args,
+static PyObject *Observer_observe_how_low_unguarded(Observer *self, PyObject *const *args,
                                           Py_ssize_t nargs) {
     if (nargs != 3 || !self->how_low) {
         PyErr_SetString(PyExc_TypeError, "observe_how_low(state, seat, legal) of a How Low "
@@ -845,6 +850,23 @@ static PyObject *Observer_legal_how_low(Observer *self, PyObject *state) {
     }
     return numbers;
 }
+
+/* Each observe method, refused while another is writing (see ``busy``). */
+#define GUARDED(name)                                                                          \
+    static PyObject *name(Observer *self, PyObject *const *args, Py_ssize_t nargs) {           \
+        if (self->busy) {                                                                      \
+            PyErr_SetString(PyExc_RuntimeError, "an environment's observation was asked for "  \
+                                                "while another was being written");            \
+            return NULL;                                                                       \
+        }                                                                                      \
+        self->busy = 1;                                                                        \
+        PyObject *result = name##_unguarded(self, args, nargs);                                \
+        self->busy = 0;                                                                        \
+        return result;                                                                         \
+    }
+GUARDED(Observer_observe)
+GUARDED(Observer_observe_twenty_down)
+GUARDED(Observer_observe_how_low)
 
 static PyMethodDef Observer_methods[] = {
     {"observe", (PyCFunction)(void (*)(void))Observer_observe, METH_FASTCALL,

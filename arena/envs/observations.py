@@ -25,7 +25,7 @@ from arena.games.twenty_down.rules import TwentyDownState
 
 # Bumped with every change of meaning of the Python code that _encode_c.c (next to this file)
 # repeats, and there with the same change: an extension built from older sources is not used.
-_C_TRANSCRIPTION = 1
+_C_TRANSCRIPTION = 2
 
 _encode_c = c_extensions.load("arena.envs._encode_c", _C_TRANSCRIPTION)
 

@@ -69,6 +69,8 @@ class ArenaAECEnv(AECEnv):
         state_class = self.game.state_class
         self._observer = observations.observer(self.game, self.encoding, state_class, use_c)
         self._c_observe, self._c_legal = observations.engine_writers(self._observer)
+        if type(self).observe is not ArenaAECEnv.observe:  # a subclass's own observe() is used
+            self._c_observe = None
 
     def __getstate__(self) -> dict:
         """A copy or pickle leaves out the C writer: the copy makes its own, of the same kind."""
@@ -79,7 +81,7 @@ class ArenaAECEnv(AECEnv):
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
-        self._attach_observer(use_c=state["_observer"])
+        self._attach_observer(use_c=state.get("_observer"))  # (absent from older pickles)
 
     def agent_iter(self, max_iter: int = 2**63):
         """``AECEnv.agent_iter`` as a generator (PettingZoo's iterator is a Python-level
