@@ -7,9 +7,6 @@ only on its seed.
 
 from __future__ import annotations
 
-import time
-from types import SimpleNamespace
-
 import pytest
 from conftest import FIRST_BOT, RANDOM_BOT, bot_file, write_bots
 
@@ -186,38 +183,3 @@ def test_a_start_returning_after_the_time_limit_is_a_timeout_in_both_isolation_m
         assert (seat, decision, kind) == (0, 0, "timeout")
         assert message.startswith("in start(): answered after "), message
         assert message.endswith("(limit 0.2 s)"), message
-
-
-class _AnswersWhenFourChunksAreIn:
-    """A game worker whose first chunk has one long game: it answers that chunk only once it has
-    been given three more (or after two seconds), and says how many it had."""
-
-    def __init__(self, context, excluded):
-        pass
-
-    def play(self, feed):
-        tasks = [feed.take(wait=True)]
-        deadline = time.monotonic() + 2.0
-        while len(tasks) < 4 and time.monotonic() < deadline:
-            task = feed.take(wait=False)
-            if task is None:
-                time.sleep(0.005)
-            else:
-                tasks.append(task)
-        for task in tasks:
-            feed.give([SimpleNamespace(fault_log=[], in_hand=len(tasks))] * len(task.items))
-        while (task := feed.take(wait=True)) is not None:
-            feed.give([SimpleNamespace(fault_log=[], in_hand=0)] * len(task.items))
-
-
-def test_a_long_game_does_not_hold_back_the_next_chunks_of_process_isolation(context, monkeypatch):
-    """A chunk is answered when its last game ends, and a worker of ``--isolation process`` plays
-    many games at once: it must have more chunks in hand than the one after, or one long game
-    leaves it with a few games in play (a decision a batch) until that game ends."""
-    monkeypatch.setattr("arena.execution.backend.IsolatedPlayer", _AnswersWhenFourChunksAreIn)
-    seats = ("a", "b", "c", "d")
-    schedule = [ScheduledGame(i, "twenty-down", f"s{i}", seats, i) for i in range(1000)]
-    with IsolatedBots(context, jobs=1) as backend:
-        assert len(backend.chunks(len(schedule))) == 4
-        outcomes = [outcome for _, outcome in backend.outcomes(schedule)]
-    assert outcomes[0].in_hand == 4

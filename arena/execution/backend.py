@@ -34,12 +34,6 @@ from arena.execution.workers import TaskFeed, WorkerPool, chunk_sizes
 from arena.referee.faults import is_exclusion
 from arena.referee.outcome import GameOutcome
 
-# Chunks sent to a game worker of ``--isolation process`` before it answers the first. It steps
-# many games at once (``isolated_play.IN_PLAY``), and a chunk is answered only when its last game
-# has ended: with two ahead, one long game of a chunk outlasted every game of the next, and the
-# worker ran down to a few games in play (a decision a batch) until the third chunk came.
-ISOLATED_TASKS_AHEAD = 4
-
 Outcomes = Iterator[tuple[ScheduledGame, GameOutcome]]
 
 
@@ -142,12 +136,7 @@ class IsolatedBots(SharedWorkers):
             IsolatedPlayer(context, excluded).play(feed)
 
         return WorkerPool(
-            self.jobs,
-            None,
-            context.move_time,
-            play_tasks=play_tasks,
-            time_bank=context.time_bank,
-            tasks_ahead=ISOLATED_TASKS_AHEAD,
+            self.jobs, None, context.move_time, play_tasks=play_tasks, time_bank=context.time_bank
         )
 
     def outcomes_by_round(self, rounds: Iterable[list[ScheduledGame]]) -> Outcomes:

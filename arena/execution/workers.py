@@ -200,7 +200,6 @@ class WorkerPool:
         move_time: float,
         play_tasks: TaskPlayer | None = None,
         time_bank: float | None = None,
-        tasks_ahead: int = TASKS_AHEAD,
     ):
         self.ctx = multiprocessing.get_context("fork")
         self.jobs = max(1, jobs)
@@ -208,7 +207,6 @@ class WorkerPool:
         self.play_tasks = play_tasks or play_each(play)
         self.move_time = move_time
         self.time_bank = time_bank or 0.0  # a decision may last that much longer (a seat's bank)
-        self.tasks_ahead = tasks_ahead
         # A worker whose heartbeat is older than this is stuck in a bot that no signal reaches.
         self.stuck_after = grace_for(move_time) + 1.0
         self.workers: list[_Worker] = []
@@ -241,7 +239,7 @@ class WorkerPool:
         while position < len(items):
             # One chunk to each worker before a second to any: with few chunks, a worker taking
             # two at once would leave another idle.
-            for depth in range(1, self.tasks_ahead + 1):
+            for depth in range(1, TASKS_AHEAD + 1):
                 for worker in self.workers:
                     if len(worker.tasks) < depth and queue:
                         worker.send(queue.popleft())
