@@ -1126,3 +1126,25 @@ def test_a_missing_folder_in_the_bots_dir_variable_is_one_line(cli, tmp_path, mo
     result = cli("run", "--games", "2", "--db", tmp_path / "a.db")
     assert_one_line_error(result, "$ARENA_BOTS_DIR: ", "contest: no such folder")
     assert_one_line_error(cli("bots"), "$ARENA_BOTS_DIR: ", "contest: no such folder")
+
+
+def test_output_that_cannot_be_written_is_one_line_not_an_internal_error():
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full here")
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "arena", "games"], stdout=full, stderr=subprocess.PIPE, text=True
+        )
+    assert done.returncode == 1
+    assert done.stderr == "arena: error: No space left on device\n"
+
+
+def test_a_reader_that_stops_early_ends_arena_quietly():
+    """`arena bots | head -1`: the closed pipe is no error (exit 0, nothing on stderr)."""
+    child = subprocess.Popen(
+        [sys.executable, "-m", "arena", "games"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    child.stdout.close()
+    stderr = child.stderr.read()
+    assert child.wait() == 0
+    assert stderr == b""

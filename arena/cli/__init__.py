@@ -70,9 +70,27 @@ def main(argv: list[str] | None = None) -> int:
         argv = ["--help"]
     try:
         code = app(args=argv, prog_name="arena", standalone_mode=False)
+        sys.stdout.flush()  # here, so that a failed write is reported like any other error
     except KeyboardInterrupt:
         typer.echo("arena: interrupted", err=True)
         return 130
+    except BrokenPipeError:  # `arena bots | head -1`: the reader has all it wants
+        _drop_stdout()
+        return 0
+    except SystemExit:
+        # click's own answer to a closed pipe: exit 1 with its stdout wrapped to stay quiet
+        if type(sys.stdout).__name__ != "PacifyFlushWrapper":
+            raise
+        _drop_stdout()
+        return 0
+    except OSError as exc:
+        if exc.errno is None or os.environ.get("ARENA_DEBUG"):
+            raise
+        # The system's word (a full disk, a missing permission): not arena's defect.
+        where = f": {exc.filename}" if exc.filename else ""
+        typer.echo(f"arena: error: {exc.strerror}{where}", err=True)
+        _drop_stdout()
+        return 1
     except Exception as exc:
         if hasattr(exc, "format_message") and hasattr(exc, "exit_code"):  # click's usage errors
             typer.echo(f"arena: error: {exc.format_message()}", err=True)
@@ -86,6 +104,16 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 1
     return code if isinstance(code, int) else 0
+
+
+def _drop_stdout() -> None:
+    """Point standard output at /dev/null: what is left in its buffer is not written again (and
+    fails again) as the interpreter exits."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # (no file descriptor: a captured stdout in tests)
+        pass
 
 
 def run_main() -> None:  # pragma: no cover - the console script
