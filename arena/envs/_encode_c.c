@@ -580,27 +580,39 @@ fail:
     return -1;
 }
 
-static PyObject *Observer_observe_twenty_down_unguarded(Observer *self, PyObject *const *args,
-                                              Py_ssize_t nargs) {
-    if (nargs != 3 || !self->twenty_down) {
-        PyErr_SetString(PyExc_TypeError, "observe_twenty_down(state, seat, legal) of a Twenty "
-                                         "Down observer");
+typedef int (*part_writer)(Observer *self, PyObject *state, long seat, float *out);
+
+/* observe_GAME(state, seat, legal): the next rows, each part of the vector written by its
+ * writer (``parts``, NULL-ended), the mask, and the dict of the two rows' arrays. */
+static PyObject *observe_parts(Observer *self, PyObject *const *args, Py_ssize_t nargs,
+                               int game, long players, const part_writer *parts,
+                               const char *usage) {
+    if (nargs != 3 || !game) {
+        PyErr_SetString(PyExc_TypeError, usage);
         return NULL;
     }
     long seat;
-    if (as_long(args[1], 0, 3, &seat) < 0)
+    if (as_long(args[1], 0, players - 1, &seat) < 0)
         return NULL;
     float *vector;
     char *mask;
     Py_ssize_t row;
     if (next_row(self, &vector, &mask, &row) < 0)
         return NULL;
-    PyObject *state = args[0];
-    if (td_hand(self, state, seat, vector) < 0 || td_table(self, state, seat, vector) < 0 ||
-        td_seats(self, state, seat, vector) < 0 || td_tricks(self, state, seat, vector) < 0 ||
-        write_mask(self, args[2], mask) < 0)
+    for (const part_writer *part = parts; *part != NULL; part++)
+        if ((*part)(self, args[0], seat, vector) < 0)
+            return NULL;
+    if (write_mask(self, args[2], mask) < 0)
         return NULL;
     return observation_dict(self, row);
+}
+
+static const part_writer td_parts[] = {td_hand, td_table, td_seats, td_tricks, NULL};
+
+static PyObject *Observer_observe_twenty_down_unguarded(Observer *self, PyObject *const *args,
+                                                        Py_ssize_t nargs) {
+    return observe_parts(self, args, nargs, self->twenty_down, 4, td_parts,
+                         "observe_twenty_down(state, seat, legal) of a Twenty Down observer");
 }
 
 /* TwentyDownEncoding.legal_numbers for the play phase and a full exchange; else None. */
@@ -794,27 +806,12 @@ fail:
 
 #undef PUT
 
+static const part_writer hl_parts[] = {hl_table, hl_showdown, hl_discards, hl_hand, NULL};
+
 static PyObject *Observer_observe_how_low_unguarded(Observer *self, PyObject *const *args,
-                                          Py_ssize_t nargs) {
-    if (nargs != 3 || !self->how_low) {
-        PyErr_SetString(PyExc_TypeError, "observe_how_low(state, seat, legal) of a How Low "
-                                         "observer");
-        return NULL;
-    }
-    long seat;
-    if (as_long(args[1], 0, self->hl[HL_PLAYERS] - 1, &seat) < 0)
-        return NULL;
-    float *vector;
-    char *mask;
-    Py_ssize_t row;
-    if (next_row(self, &vector, &mask, &row) < 0)
-        return NULL;
-    PyObject *state = args[0];
-    if (hl_table(self, state, seat, vector) < 0 || hl_showdown(self, state, seat, vector) < 0 ||
-        hl_discards(self, state, seat, vector) < 0 || hl_hand(self, state, seat, vector) < 0 ||
-        write_mask(self, args[2], mask) < 0)
-        return NULL;
-    return observation_dict(self, row);
+                                                    Py_ssize_t nargs) {
+    return observe_parts(self, args, nargs, self->how_low, self->how_low ? self->hl[HL_PLAYERS] : 1,
+                         hl_parts, "observe_how_low(state, seat, legal) of a How Low observer");
 }
 
 /* HowLowEncoding.legal_numbers when the legal actions are the standard discards (``_std``),
