@@ -264,6 +264,21 @@ def test_check_bot_reports_each_breach_in_a_line_and_fails(tmp_path):
     assert "Traceback" not in proc.stdout + proc.stderr
 
 
+def test_check_bot_points_to_stderr_when_the_program_ends_at_start(tmp_path):
+    program = tmp_path / "broken.py"
+    program.write_text("import sys\nsys.stderr.write('no module named numpy\\n')\nsys.exit(3)\n")
+    command = ("check-bot", "--games", "1", "--sandbox", "none")
+    proc = arena_process(*command, "--", sys.executable, program)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "exit code 3" in proc.stdout
+    assert "--stderr shows what the program printed" in proc.stdout
+    assert "numpy" not in proc.stdout + proc.stderr
+    shown = arena_process(*command, "--stderr", "--", sys.executable, program)
+    assert shown.returncode == 1
+    assert "no module named numpy" in shown.stderr
+    assert "--stderr shows" not in shown.stdout
+
+
 def test_check_bot_reports_the_compact_forms_breaches(tmp_path):
     program = tmp_path / "compact.py"
     program.write_text(

@@ -6,8 +6,10 @@ SQLite storage with records — run with ``--jobs 1`` and ``--jobs 2``, with the
 workers (``--isolation shared``) and each in its own process (``--isolation process``, with the
 bubblewrap sandbox when it works here and without it, and what starting one bot process costs
 either way: ``bench.startup``). Each
-figure is the median of ``repeats`` measurements; ratios are taken between medians measured in
-the same run. Each run's CPU time a decision (all its processes) is printed too, for process
+figure is the median of ``repeats`` measurements. The two modes are run in turn, round by round,
+and a ratio of process isolation to the shared mode is the median of the rounds' own ratios (with
+their range): on a shared machine the load drifts over a sitting, and a ratio of two medians
+measured minutes apart says as much about that drift as about arena. Each run's CPU time a decision (all its processes) is printed too, for process
 isolation only without the sandbox (under bubblewrap part of the bot processes' time is not
 counted): on a machine whose cores are busy with other work, the two modes' decisions a second
 compare the load more than arena, while the CPU time a decision moves much less.
@@ -130,56 +132,61 @@ def run_bench(
         # Runs long enough (about two seconds) that starting the workers does not count.
         run_games = max(games, int(row["games_per_s"]))
         for jobs in (1, 2):
-            rates = [harness_rate(game.name, run_games, jobs, seed=r) for r in range(repeats)]
-            dps = statistics.median(r[0] for r in rates)
-            gps = statistics.median(r[1] for r in rates)
-            cpu = statistics.median(r[2] for r in rates)
-            figures[(game.name, f"jobs{jobs}")] = dps
-            figures[(game.name, f"cpu-jobs{jobs}")] = cpu
-            echo(
-                f"{game.name:<20} run --jobs {jobs}     {dps:>10,.0f} decisions/s"
-                f"  {gps:>8,.1f} games/s"
-                f"  ({dps / figures[(game.name, 'engine')]:.2f}× engine)"
-                f"  CPU {cpu:.1f} µs a decision"
-            )
+            _paired_rates(game.name, run_games, jobs, repeats, figures, echo)
         echo(
             f"{game.name:<20} --jobs 2 / --jobs 1 = "
             f"{figures[(game.name, 'jobs2')] / figures[(game.name, 'jobs1')]:.2f}×"
         )
-        _process_rates(game.name, run_games, repeats, figures, echo)
     if harness:
         echo(bot_start_line(repeats=max(5, repeats * 3)))
     return figures
 
 
-def _process_rates(name: str, run_games: int, repeats: int, figures: dict, echo) -> None:
-    """``--isolation process`` with ``-j 1`` and ``-j 2``: under bubblewrap if it works here, and
-    without any sandbox, in the same sitting."""
+def _paired_rates(name: str, run_games: int, jobs: int, repeats: int, figures: dict, echo) -> None:
+    """The shared mode with ``jobs`` workers, then ``--isolation process`` (under bubblewrap if
+    it works here, and without any sandbox), round by round: each ratio to the shared mode is
+    the median of the rounds' own ratios, each taken within a few seconds, so that a machine
+    whose load drifts during the sitting moves both sides of a ratio alike."""
     sandboxes = ["bwrap", "none"] if bubblewrap.active(SandboxSettings()) else ["none"]
-    # A quarter of the shared mode's rate or more: half as many games take two seconds or
-    # more, so that starting the four bot processes (about 0.2 s) counts for a tenth at most.
-    for sandbox in sandboxes:
-        for jobs in (1, 2):
-            half = run_games // 2
-            rates = [
+    shared: list[Rate] = []
+    isolated: dict[str, list[Rate]] = {sandbox: [] for sandbox in sandboxes}
+    # Half as many games in process isolation (a quarter of the shared mode's rate or more: two
+    # seconds or more), so that starting the four bot processes (about 0.2 s) counts for a
+    # tenth at most.
+    half = run_games // 2
+    for r in range(repeats):
+        shared.append(harness_rate(name, run_games, jobs, seed=r))
+        for sandbox in sandboxes if r % 2 == 0 else sandboxes[::-1]:  # (in turn: no order wins)
+            isolated[sandbox].append(
                 harness_rate(name, half, jobs, seed=r, isolation="process", sandbox=sandbox)
-                for r in range(repeats)
-            ]
-            dps = statistics.median(r[0] for r in rates)
-            cpu = statistics.median(r[2] for r in rates)
-            figures[(name, f"process{jobs}-{sandbox}")] = dps
-            if sandbox == sandboxes[0]:
-                figures[(name, f"process{jobs}")] = dps
-            # (Under bubblewrap the bot processes end inside their PID namespace, which takes
-            # part of their CPU time with it: only the runs without a sandbox count it all.)
-            cpu_text = (
-                f"  CPU {cpu:.1f} µs a decision"
-                f" ({figures[(name, f'cpu-jobs{jobs}')] / cpu:.2f}× the shared mode's speed)"
-                if sandbox == "none"
-                else ""
             )
-            echo(
-                f"{name:<20} --isolation process --jobs {jobs} --sandbox {sandbox:<5}"
-                f" {dps:>10,.0f} decisions/s"
-                f"  ({dps / figures[(name, f'jobs{jobs}')]:.2f}× the shared mode){cpu_text}"
-            )
+    dps = statistics.median(rate[0] for rate in shared)
+    cpu = statistics.median(rate[2] for rate in shared)
+    figures[(name, f"jobs{jobs}")] = dps
+    figures[(name, f"cpu-jobs{jobs}")] = cpu
+    echo(
+        f"{name:<20} run --jobs {jobs}     {dps:>10,.0f} decisions/s"
+        f"  {statistics.median(rate[1] for rate in shared):>8,.1f} games/s"
+        f"  ({dps / figures[(name, 'engine')]:.2f}× engine)"
+        f"  CPU {cpu:.1f} µs a decision"
+    )
+    for sandbox in sandboxes:
+        rates = isolated[sandbox]
+        ratios = sorted(p[0] / s[0] for p, s in zip(rates, shared, strict=True))
+        ratio = statistics.median(ratios)
+        figures[(name, f"process{jobs}-{sandbox}")] = statistics.median(p[0] for p in rates)
+        figures[(name, f"ratio{jobs}-{sandbox}")] = ratio
+        if sandbox == sandboxes[0]:
+            figures[(name, f"process{jobs}")] = figures[(name, f"process{jobs}-{sandbox}")]
+        spread = f", {ratios[0]:.2f}–{ratios[-1]:.2f}" if len(ratios) > 1 else ""
+        # (Under bubblewrap the bot processes end inside their PID namespace, which takes
+        # part of their CPU time with it: only the runs without a sandbox count it all.)
+        cpu_text = ""
+        if sandbox == "none":
+            own = statistics.median(p[2] for p in rates)
+            cpu_text = f"  CPU {own:.1f} µs a decision ({cpu / own:.2f}× the shared mode's speed)"
+        echo(
+            f"{name:<20} --isolation process --jobs {jobs} --sandbox {sandbox:<5}"
+            f" {figures[(name, f'process{jobs}-{sandbox}')]:>10,.0f} decisions/s"
+            f"  ({ratio:.2f}× the shared mode{spread}){cpu_text}"
+        )
