@@ -279,6 +279,28 @@ def test_check_bot_points_to_stderr_when_the_program_ends_at_start(tmp_path):
     assert "--stderr shows" not in shown.stdout
 
 
+def test_check_bot_points_to_stderr_when_the_program_dies_in_a_game(tmp_path):
+    program = tmp_path / "dies.py"
+    program.write_text(
+        textwrap.dedent("""
+        import json, os, sys
+        for line in sys.stdin:
+            message = json.loads(line)
+            if message["type"] == "hello":
+                print(json.dumps({"type": "hello", "protocol": 1, "name": "dies",
+                                  "games": ["twenty-down"]}), flush=True)
+            elif message["type"] == "act":
+                sys.stderr.write("IndexError: list index out of range\\n")
+                os._exit(1)
+    """)
+    )
+    proc = arena_process("check-bot", "--games", "1", "--sandbox", "none", "--", sys.executable,
+                         program)  # fmt: skip
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "crash: its program ended (exit code 1)" in proc.stdout
+    assert proc.stdout.strip().endswith("--stderr shows what the program printed)")
+
+
 def test_check_bot_reports_the_compact_forms_breaches(tmp_path):
     program = tmp_path / "compact.py"
     program.write_text(

@@ -5,14 +5,17 @@ real tournament — four seeded random bots, the referee with its time limit, Tr
 SQLite storage with records — run with ``--jobs 1`` and ``--jobs 2``, with the bots inside the game
 workers (``--isolation shared``) and each in its own process (``--isolation process``, with the
 bubblewrap sandbox when it works here and without it, and what starting one bot process costs
-either way: ``bench.startup``). Each
-figure is the median of ``repeats`` measurements. The two modes are run in turn, round by round,
-and a ratio of process isolation to the shared mode is the median of the rounds' own ratios (with
-their range): on a shared machine the load drifts over a sitting, and a ratio of two medians
-measured minutes apart says as much about that drift as about arena. Each run's CPU time a decision (all its processes) is printed too, for process
-isolation only without the sandbox (under bubblewrap part of the bot processes' time is not
-counted): on a machine whose cores are busy with other work, the two modes' decisions a second
-compare the load more than arena, while the CPU time a decision moves much less.
+either way: ``bench.startup``). Each figure is the median of ``repeats`` measurements.
+
+The two isolation modes are run in turn, round by round, and a ratio of process isolation to the
+shared mode (of decisions a second, or of CPU time a decision) is the median of the rounds' own
+ratios, printed with their range: on a shared machine the load drifts over a sitting, and a ratio
+of two medians measured minutes apart says as much about that drift as about arena. (The ratio of
+``--jobs 2`` to ``--jobs 1`` is still one of medians.) Each run's CPU time a decision (all its
+processes) is printed too, for process isolation only without the sandbox (under bubblewrap part
+of the bot processes' time is not counted): on a machine whose cores are busy with other work, the
+two modes' decisions a second compare the load more than arena, while the CPU time a decision
+moves much less.
 """
 
 from __future__ import annotations
@@ -64,7 +67,7 @@ class Rate(NamedTuple):
     # CPU time of every process of the run (this one, the workers, the bot processes) per
     # decision: what the run costs a machine whose cores are busy with other work too, where
     # the time a run takes says more about the others than about arena. (Short of part of the
-    # bot processes' under bubblewrap: see _process_rates.)
+    # bot processes' under bubblewrap: see _paired_rates.)
     cpu_us_per_decision: float
 
 
@@ -143,50 +146,66 @@ def run_bench(
 
 
 def _paired_rates(name: str, run_games: int, jobs: int, repeats: int, figures: dict, echo) -> None:
-    """The shared mode with ``jobs`` workers, then ``--isolation process`` (under bubblewrap if
-    it works here, and without any sandbox), round by round: each ratio to the shared mode is
-    the median of the rounds' own ratios, each taken within a few seconds, so that a machine
-    whose load drifts during the sitting moves both sides of a ratio alike."""
+    """The shared mode with ``jobs`` workers and ``--isolation process`` (under bubblewrap if it
+    works here, and without any sandbox), round by round: each ratio to the shared mode is the
+    median of the rounds' own ratios, each taken within seconds, so that a machine whose load
+    drifts during the sitting moves both sides of a ratio alike."""
     sandboxes = ["bwrap", "none"] if bubblewrap.active(SandboxSettings()) else ["none"]
-    shared: list[Rate] = []
-    isolated: dict[str, list[Rate]] = {sandbox: [] for sandbox in sandboxes}
-    # Half as many games in process isolation (a quarter of the shared mode's rate or more: two
-    # seconds or more), so that starting the four bot processes (about 0.2 s) counts for a
-    # tenth at most.
-    half = run_games // 2
-    for r in range(repeats):
-        shared.append(harness_rate(name, run_games, jobs, seed=r))
-        for sandbox in sandboxes if r % 2 == 0 else sandboxes[::-1]:  # (in turn: no order wins)
-            isolated[sandbox].append(
-                harness_rate(name, half, jobs, seed=r, isolation="process", sandbox=sandbox)
-            )
-    dps = statistics.median(rate[0] for rate in shared)
-    cpu = statistics.median(rate[2] for rate in shared)
+    shared, isolated = _rounds(name, run_games, jobs, repeats, sandboxes)
+    dps = statistics.median(rate.decisions_per_s for rate in shared)
+    cpu = statistics.median(rate.cpu_us_per_decision for rate in shared)
     figures[(name, f"jobs{jobs}")] = dps
     figures[(name, f"cpu-jobs{jobs}")] = cpu
     echo(
         f"{name:<20} run --jobs {jobs}     {dps:>10,.0f} decisions/s"
-        f"  {statistics.median(rate[1] for rate in shared):>8,.1f} games/s"
+        f"  {statistics.median(rate.games_per_s for rate in shared):>8,.1f} games/s"
         f"  ({dps / figures[(name, 'engine')]:.2f}× engine)"
         f"  CPU {cpu:.1f} µs a decision"
     )
     for sandbox in sandboxes:
         rates = isolated[sandbox]
-        ratios = sorted(p[0] / s[0] for p, s in zip(rates, shared, strict=True))
+        ratios = sorted(p.decisions_per_s / s.decisions_per_s for p, s in zip(rates, shared))
         ratio = statistics.median(ratios)
-        figures[(name, f"process{jobs}-{sandbox}")] = statistics.median(p[0] for p in rates)
+        process_dps = statistics.median(rate.decisions_per_s for rate in rates)
+        figures[(name, f"process{jobs}-{sandbox}")] = process_dps
         figures[(name, f"ratio{jobs}-{sandbox}")] = ratio
         if sandbox == sandboxes[0]:
-            figures[(name, f"process{jobs}")] = figures[(name, f"process{jobs}-{sandbox}")]
+            figures[(name, f"process{jobs}")] = process_dps
         spread = f", {ratios[0]:.2f}–{ratios[-1]:.2f}" if len(ratios) > 1 else ""
         # (Under bubblewrap the bot processes end inside their PID namespace, which takes
         # part of their CPU time with it: only the runs without a sandbox count it all.)
         cpu_text = ""
         if sandbox == "none":
-            own = statistics.median(p[2] for p in rates)
-            cpu_text = f"  CPU {own:.1f} µs a decision ({cpu / own:.2f}× the shared mode's speed)"
+            process_cpu = statistics.median(rate.cpu_us_per_decision for rate in rates)
+            speed = statistics.median(
+                s.cpu_us_per_decision / p.cpu_us_per_decision for p, s in zip(rates, shared)
+            )
+            cpu_text = (
+                f"  CPU {process_cpu:.1f} µs a decision ({speed:.2f}× the shared mode's speed)"
+            )
         echo(
             f"{name:<20} --isolation process --jobs {jobs} --sandbox {sandbox:<5}"
-            f" {figures[(name, f'process{jobs}-{sandbox}')]:>10,.0f} decisions/s"
-            f"  ({ratio:.2f}× the shared mode{spread}){cpu_text}"
+            f" {process_dps:>10,.0f} decisions/s  ({ratio:.2f}× the shared mode{spread}){cpu_text}"
         )
+
+
+def _rounds(
+    name: str, run_games: int, jobs: int, repeats: int, sandboxes: list[str]
+) -> tuple[list[Rate], dict[str, list[Rate]]]:
+    """``repeats`` rounds of one shared-mode run and one process-isolation run in each sandbox
+    (half as many games: a quarter of the shared mode's rate or more takes two seconds or more,
+    and starting the four bot processes, about 0.2 s, counts for a tenth at most). Every other
+    round runs them in the reverse order, so that no position in a round is always first."""
+    shared: list[Rate] = []
+    isolated: dict[str, list[Rate]] = {sandbox: [] for sandbox in sandboxes}
+    order = [None, *sandboxes]  # None: the shared mode
+    for r in range(repeats):
+        for sandbox in order if r % 2 == 0 else order[::-1]:
+            if sandbox is None:
+                shared.append(harness_rate(name, run_games, jobs, seed=r))
+            else:
+                rate = harness_rate(
+                    name, run_games // 2, jobs, seed=r, isolation="process", sandbox=sandbox
+                )
+                isolated[sandbox].append(rate)
+    return shared, isolated

@@ -55,21 +55,13 @@ def check_bot(
         typer.echo(f"problem: {problem}")
     if report.problems:
         typer.echo(f"{report.name}: {len(report.problems)} problem(s) found")
-        if not show_stderr and any(_program_ended(problem) for problem in report.problems):
+        if report.ended and not show_stderr:
             typer.echo("(its stderr was hidden: --stderr shows what the program printed)")
         raise typer.Exit(1)
     typer.echo(
         f"{report.name}: speaks protocol {messages_version()}: {report.games} games, "
         f"{report.asked} requests answered, no problem found"
     )
-
-
-_ENDED = ("program ended", "program was killed", "program closed its output", "cannot start")
-
-
-def _program_ended(problem: str) -> bool:
-    """Whether a problem says the program ended or was killed (``faults.process_ended``)."""
-    return any(words in problem for words in _ENDED)
 
 
 def messages_version() -> int:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.execution.process.bubblewrap import SandboxSettings
-from arena.execution.process.program_bot import ProgramLimits, ProgramPool
+from arena.execution.process.program_bot import ENDED, ProgramLimits, ProgramPool
 from arena.plugins.loading import Registry
 from arena.plugins.manifests import Manifest, ManifestError, prepare, read_manifest
 from arena.protocol import messages
@@ -31,10 +31,16 @@ class Report:
     games: int = 0
     decisions: int = 0
     asked: int = 0  # requests to act the program got
+    ended: bool = False  # the program ended or was killed (its standard error may say why)
 
     def add(self, problem: str) -> None:
         if problem not in self.problems:
             self.problems.append(problem)
+
+    def add_fault(self, where: str, kind: str, message: str) -> None:
+        """A fault of the program's, as one problem (and whether it says the program ended)."""
+        self.ended = self.ended or (kind in ("crash", "cpu") and message.startswith(ENDED))
+        self.add(f"{where}: {kind}: {message}")
 
 
 class _Listener:
@@ -119,6 +125,7 @@ def check(
         try:
             pool.process()
         except Exception as exc:
+            report.ended = str(exc).startswith(ENDED)
             report.add(f"hello: {exc}")
             return report
         hello = pool.hello or {}
@@ -180,8 +187,8 @@ def _play(name, pool, registry, games_each, move_time, report, echo) -> None:
         report.decisions += outcome.decisions
         for fault in outcome.fault_log:
             where = {0: "start", -1: "end"}.get(fault.decision, f"decision {fault.decision}")
-            report.add(f"{name} game {number + 1}, seat {seat}, {where}: {fault.kind}: "
-                       f"{fault.message}")  # fmt: skip
+            report.add_fault(f"{name} game {number + 1}, seat {seat}, {where}", fault.kind,
+                             fault.message)  # fmt: skip
         echo(f"{name} game {number + 1}: seat {seat}, {outcome.decisions} decisions, "
              f"{sum(1 for f in outcome.fault_log if f.seat == seat)} fault(s)")  # fmt: skip
 

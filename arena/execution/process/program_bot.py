@@ -46,6 +46,10 @@ WRITE_SECONDS = 1.0  # for a message to go into a program that does not read
 SANDBOX_FOLDER = "/tmp/program"  # where a sandboxed program runs (its /tmp is its own)
 F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
 PIPE_BYTES = 1 << 20  # of its input pipe: a batch of requests (Linux lets anyone set a MiB)
+PROGRAM = "its program"
+# How every fault message of a program that ended begins (``death``): what it wrote on its
+# standard error may say why.
+ENDED = (f"{PROGRAM} ended", f"{PROGRAM} was ", f"{PROGRAM} closed its output")
 
 
 @dataclass(frozen=True)
@@ -205,12 +209,12 @@ class ProgramProcess:
         try:
             code = self.process.wait(timeout=ENDING_SECONDS)
         except subprocess.TimeoutExpired:
-            return "crash", "its program closed its output"
+            return "crash", f"{PROGRAM} closed its output"
         code = bubblewrap.exit_code(code, self.wrapped)
         limit = self.limits.cpu
         if limit and -code == signal.SIGXCPU:
             return "cpu", out_of_cpu(-code, limit)
-        return "crash", process_ended(code, "its program")
+        return "crash", process_ended(code, PROGRAM)
 
     def kill(self) -> None:
         if not self.alive:
