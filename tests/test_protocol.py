@@ -236,24 +236,33 @@ def test_check_bot_passes_the_examples(tmp_path):
         assert "no problem found" in proc.stdout
 
 
-def test_check_bot_reports_each_breach_in_a_line_and_fails(tmp_path):
-    program = tmp_path / "sloppy.py"
-    program.write_text(
-        textwrap.dedent("""
-        import json, sys
+def _twenty_down_program(path, on_act: str):
+    """A Python program of the protocol that plays Twenty Down and answers each ``act`` message
+    (``message``) with ``on_act``'s lines."""
+    act = textwrap.indent(textwrap.dedent(on_act), " " * 8)
+    path.write_text(
+        textwrap.dedent(f"""
+        import json, os, sys
         for line in sys.stdin:
             message = json.loads(line)
             if message["type"] == "hello":
-                print(json.dumps({"type": "hello", "protocol": 1, "name": "sloppy",
-                                  "games": ["twenty-down"]}), flush=True)
+                print(json.dumps({{"type": "hello", "protocol": 1, "name": "{path.stem}",
+                                  "games": ["twenty-down"]}}), flush=True)
             elif message["type"] == "act":
-                legal = message["observation"]["legal_actions"]
-                answer = legal[-1]
-                if isinstance(answer, list):
-                    answer = answer[::-1]  # a set of cards, not sorted
-                print(json.dumps({"type": "action", "action": answer, "mood": "ok"}), flush=True)
-    """)
+        """)
+        + act
     )
+    return path
+
+
+def test_check_bot_reports_each_breach_in_a_line_and_fails(tmp_path):
+    program = _twenty_down_program(tmp_path / "sloppy.py", """
+        legal = message["observation"]["legal_actions"]
+        answer = legal[-1]
+        if isinstance(answer, list):
+            answer = answer[::-1]  # a set of cards, not sorted
+        print(json.dumps({"type": "action", "action": answer, "mood": "ok"}), flush=True)
+    """)  # fmt: skip
     proc = arena_process("check-bot", "--games", "1", "--sandbox", "none", "--", sys.executable,
                          program)  # fmt: skip
     assert proc.returncode == 1, proc.stdout + proc.stderr
@@ -280,20 +289,10 @@ def test_check_bot_points_to_stderr_when_the_program_ends_at_start(tmp_path):
 
 
 def test_check_bot_points_to_stderr_when_the_program_dies_in_a_game(tmp_path):
-    program = tmp_path / "dies.py"
-    program.write_text(
-        textwrap.dedent("""
-        import json, os, sys
-        for line in sys.stdin:
-            message = json.loads(line)
-            if message["type"] == "hello":
-                print(json.dumps({"type": "hello", "protocol": 1, "name": "dies",
-                                  "games": ["twenty-down"]}), flush=True)
-            elif message["type"] == "act":
-                sys.stderr.write("IndexError: list index out of range\\n")
-                os._exit(1)
-    """)
-    )
+    program = _twenty_down_program(tmp_path / "dies.py", """
+        sys.stderr.write("IndexError: list index out of range\\n")
+        os._exit(1)
+    """)  # fmt: skip
     proc = arena_process("check-bot", "--games", "1", "--sandbox", "none", "--", sys.executable,
                          program)  # fmt: skip
     assert proc.returncode == 1, proc.stdout + proc.stderr
