@@ -16,7 +16,7 @@ import os
 
 from arena.execution.context import PlayContext
 from arena.execution.process.bot_process import BotProcess, start_bookkeeping
-from arena.execution.process.program_bot import ProgramLimits
+from arena.execution.process.program_bot import PROGRAM, ProgramLimits
 from arena.execution.process.program_host import ProgramHost
 from arena.execution.process.wire import FAULT, MAX_DESCRIPTION
 from arena.referee.faults import describe
@@ -105,7 +105,7 @@ class ProgramChannel:
         return False
 
     def death(self) -> tuple[str, str]:  # (never asked: the channel does not end)
-        return "crash", "its program ended"
+        return "crash", f"{PROGRAM} ended"
 
     def kill(self) -> None:
         self.host.pool.close()
